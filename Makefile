@@ -1,0 +1,44 @@
+# The two commands: `make run` serves the studio, `make test` runs the whole suite.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test install browser migrate demo serve bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	rm -f $(VENV)/.installed-*; touch $(STAMP)
+
+install: $(STAMP)
+
+# Debian's Chromium for the browser tests (a test tool's own browser download cannot work here).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium is missing: install Debian's chromium package (sudo apt-get install chromium)"; fi; }
+
+migrate: install
+	$(PY) manage.py migrate --noinput -v 0
+
+demo: migrate
+	$(PY) manage.py demo_setup
+
+run: demo
+	@$(PY) scripts/serve.py --host $(HOST) --port $(PORT)
+
+test: install browser
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: install
+	$(PY) scripts/bench_cards.py
+	$(PY) scripts/bench_settle.py
+
+clean:
+	rm -rf $(VENV) studio.sqlite3* test-artifacts

@@ -1,0 +1,113 @@
+"""The bets and wallets API: one view per operation, each calling one service."""
+from django.contrib.auth import get_user_model
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from studio.errors import ApplicationError
+from studio.roles import SUPERVISOR, IsPlayer, has_role, roles_of
+from tables.models import Round
+
+from . import services
+from .ledger import wallet_get
+from .models import Bet, LedgerEntry
+from .selectors import round_bets
+from .serializers import (
+    BetInputSerializer, BetSerializer, LedgerEntrySerializer, MeSerializer, PlacedBetSerializer, RoundBetsSerializer,
+)
+
+IDEMPOTENCY = OpenApiParameter("Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+                               description="The same key again returns the same bet, never a second debit.")
+
+
+class MeView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=MeSerializer)
+    def get(self, request):
+        wallet = wallet_get(user=request.user)
+        return Response(MeSerializer({"username": request.user.username, "roles": sorted(roles_of(request.user)),
+                                      "balance": wallet.balance, "currency": wallet.currency}).data)
+
+
+class LedgerView(generics.ListAPIView):
+    """Your ledger entries, newest first. Supervisors may pass ?player=USERNAME."""
+
+    serializer_class = LedgerEntrySerializer
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(parameters=[OpenApiParameter("player", OpenApiTypes.STR, description="Supervisors: another player's ledger.")])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self):
+        user = self.request.user
+        name = self.request.query_params.get("player")
+        if name and name != user.username:
+            if not has_role(user, SUPERVISOR):
+                raise ApplicationError("Only a supervisor may see another player's ledger.", code="permission_denied", status=403)
+            user = get_object_or_404(get_user_model(), username=name)
+        return LedgerEntry.objects.filter(account__user=user, account__kind="player").order_by("-id")
+
+
+def _placed(bet: Bet, balance) -> dict:
+    bet.balance = balance
+    return PlacedBetSerializer(bet).data
+
+
+class RoundBetsView(APIView):
+    """POST (player): place a bet. GET: your bets in the round; supervisors see everyone's."""
+
+    def get_permissions(self):
+        return [IsAuthenticated()] if self.request.method == "GET" else [IsAuthenticated(), IsPlayer()]
+
+    @extend_schema(responses=RoundBetsSerializer)
+    def get(self, request, pk):
+        get_object_or_404(Round, pk=pk)
+        player = None if has_role(request.user, SUPERVISOR) else request.user
+        return Response(RoundBetsSerializer(round_bets(round_id=pk, player=player)).data)
+
+    @extend_schema(request=BetInputSerializer, parameters=[IDEMPOTENCY], responses={201: PlacedBetSerializer, 200: PlacedBetSerializer})
+    def post(self, request, pk):
+        get_object_or_404(Round, pk=pk)
+        data = BetInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        key = request.headers.get("Idempotency-Key") or None
+        if key and len(key) > 80:
+            raise ApplicationError("The Idempotency-Key is too long (80 characters at most).", code="invalid", status=400,
+                                   fields={"Idempotency-Key": ["80 characters at most."]})
+        bet, created = services.bet_place(round_id=pk, player=request.user, spot=data.validated_data["spot"],
+                                          amount=data.validated_data["amount"], idempotency_key=key)
+        balance = bet.balance if created else wallet_get(user=request.user).balance
+        return Response(_placed(bet, balance), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class RoundBetsRepeatView(APIView):
+    permission_classes = [IsAuthenticated, IsPlayer]
+
+    @extend_schema(request=None, responses={201: PlacedBetSerializer(many=True)})
+    def post(self, request, pk):
+        get_object_or_404(Round, pk=pk)
+        bets = services.bet_repeat(round_id=pk, player=request.user)
+        return Response([_placed(b, b.balance) for b in bets], status=status.HTTP_201_CREATED)
+
+
+class BetDetailView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=BetSerializer)
+    def get(self, request, pk):
+        bet = get_object_or_404(Bet.objects.select_related("player"), pk=pk)
+        if bet.player_id != request.user.pk and not has_role(request.user, SUPERVISOR):
+            raise ApplicationError("Not your bet.", code="permission_denied", status=403)
+        return Response(BetSerializer(bet).data)
+
+    @extend_schema(responses={200: MeSerializer})
+    def delete(self, request, pk):
+        balance = services.bet_cancel(bet_id=pk, player=request.user)
+        return Response(MeSerializer({"username": request.user.username, "roles": sorted(roles_of(request.user)),
+                                      "balance": balance, "currency": "CHIPS"}).data)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class BetsConfig(AppConfig):
+    name = "bets"
+    default_auto_field = "django.db.models.BigAutoField"

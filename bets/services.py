@@ -1,0 +1,147 @@
+"""Placing, taking back and repeating bets. Lock order everywhere: round, then wallets by id."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from studio.errors import ApplicationError, invalid
+from studio.money import parse_amount
+from tables import stream
+from tables.engine import offered_spots
+from tables.models import Round
+from tables.selectors import round_config
+
+from .ledger import house_account, post, wallet_get
+from .models import Bet, LedgerEntry
+
+MAIN = ("andar", "bahar")
+
+
+def lock_round_for_betting(round_id: int) -> Round:
+    """A shared lock on the round row: bets do not wait for each other, but closing betting (an
+    UPDATE of the row) waits for the bets in flight, and a bet that comes after it sees it closed."""
+    if connection.vendor == "postgresql":
+        rounds = list(Round.objects.raw(f"SELECT * FROM {Round._meta.db_table} WHERE id = %s FOR SHARE", [round_id]))
+    else:
+        rounds = list(Round.objects.filter(pk=round_id))
+    if not rounds:
+        raise ApplicationError("No such round.", code="not_found", status=404)
+    return rounds[0]
+
+
+def _refuse_unless_taking_bets(rnd: Round) -> None:
+    if rnd.status == Round.Status.BETTING and rnd.closes_at > timezone.now():
+        return
+    if rnd.status == Round.Status.PAUSED:
+        message = "The round is paused; bets wait until it resumes."
+    else:
+        message = "Betting is closed for this round."
+    raise ApplicationError(message, code="betting_closed", extra={"status": rnd.status})
+
+
+def _amount(value, unit: Decimal) -> Decimal:
+    try:
+        amount = parse_amount(value)
+    except ValueError as exc:
+        raise invalid("amount", str(exc)) from None
+    if amount <= 0:
+        raise invalid("amount", "The amount must be positive.")
+    if amount % unit != 0:
+        raise invalid("amount", f"The amount must be a multiple of the chip unit ({unit}).", code="chip_unit")
+    return amount
+
+
+def bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str | None = None) -> tuple[Bet, bool]:
+    """Returns (bet, created). The same idempotency key returns the same bet, never a second debit."""
+    if idempotency_key:
+        existing = Bet.objects.filter(player=player, idempotency_key=idempotency_key).first()
+        if existing is not None:
+            return _replay(existing, round_id, spot, amount), False
+    try:
+        with transaction.atomic():
+            rnd = lock_round_for_betting(round_id)
+            bet = _place(rnd=rnd, player=player, spot=spot, amount=amount, idempotency_key=idempotency_key)
+            return bet, True
+    except IntegrityError:
+        if idempotency_key:  # the same key raced itself: the other request won
+            existing = Bet.objects.filter(player=player, idempotency_key=idempotency_key).first()
+            if existing is not None:
+                return _replay(existing, round_id, spot, amount), False
+        raise
+
+
+def _replay(bet: Bet, round_id: int, spot: str, amount) -> Bet:
+    if bet.round_id != int(round_id) or bet.spot != spot:
+        raise ApplicationError("This Idempotency-Key was already used for another bet.", code="idempotency_key_reused")
+    return bet
+
+
+def _place(*, rnd: Round, player, spot: str, amount, idempotency_key: str | None) -> Bet:
+    _refuse_unless_taking_bets(rnd)
+    config = round_config(rnd)
+    if spot not in offered_spots(config):
+        raise invalid("spot", f"This table does not offer {spot!r}.", code="spot_not_offered")
+    amount = _amount(amount, config.chip_unit)
+    limits = rnd.settings
+    wallet = wallet_get(user=player, currency=limits["currency"], lock=True)
+    mine = list(Bet.objects.filter(round=rnd, player=player, status=Bet.Status.OPEN).values_list("spot", "amount"))
+    if spot in MAIN and not limits["allow_both_sides"]:
+        other = {"andar": "bahar", "bahar": "andar"}[spot]
+        if any(s == other for s, _ in mine):
+            raise invalid("spot", f"You already bet on {other.capitalize()}: one main side a round at this table.", code="both_sides")
+    if amount > wallet.balance:
+        raise ApplicationError("Not enough chips for this bet.", code="insufficient_funds", status=400,
+                               fields={"amount": [f"Your balance is {wallet.balance}."]})
+    total = sum((a for _, a in mine), Decimal(0)) + amount
+    max_bet, min_bet = Decimal(limits["max_bet"]), Decimal(limits["min_bet"])
+    if total > max_bet:
+        raise invalid("amount", f"At most {max_bet} a round at this table (you would stake {total}).", code="over_max_bet")
+    if total < min_bet and amount != wallet.balance:
+        raise invalid("amount", f"At least {min_bet} a round at this table (or everything you have left).", code="under_min_bet")
+    bet = Bet.objects.create(round=rnd, player=player, account=wallet, spot=spot, amount=amount, idempotency_key=idempotency_key or None)
+    balance = post(wallet=wallet, counter=house_account(wallet.currency), amount=-amount, kind=LedgerEntry.Kind.BET,
+                   bet=bet, round_id=rnd.pk, allow_overdraft=False)
+    stream.user_event(player.pk, "bet.placed", round=rnd.pk, bet=bet.pk, spot=spot, amount=str(amount), balance=str(balance))
+    bet.balance = balance
+    return bet
+
+
+def bet_cancel(*, bet_id: int, player) -> Decimal:
+    """Take a bet back while betting is open; its stake returns. Returns the new balance."""
+    with transaction.atomic():
+        bet = Bet.objects.filter(pk=bet_id, player=player).select_related("account").first()
+        if bet is None:
+            raise ApplicationError("No such bet of yours.", code="not_found", status=404)
+        rnd = lock_round_for_betting(bet.round_id)
+        _refuse_unless_taking_bets(rnd)
+        wallet = wallet_get(user=player, currency=bet.account.currency, lock=True)
+        if Bet.objects.filter(pk=bet.pk, status=Bet.Status.OPEN).update(status=Bet.Status.CANCELLED) != 1:
+            raise ApplicationError("This bet was already taken back.", code="bet_not_open")
+        balance = post(wallet=wallet, counter=house_account(wallet.currency), amount=bet.amount, kind=LedgerEntry.Kind.CANCEL,
+                       bet=bet, round_id=rnd.pk)
+        stream.user_event(player.pk, "bet.cancelled", round=rnd.pk, bet=bet.pk, spot=bet.spot, amount=str(bet.amount), balance=str(balance))
+        return balance
+
+
+def bet_repeat(*, round_id: int, player) -> list[Bet]:
+    """Place the player's bets of their previous round at this table again: all, or none."""
+    with transaction.atomic():
+        rnd = lock_round_for_betting(round_id)
+        previous = (
+            Bet.objects.filter(player=player, round__table_id=rnd.table_id, round_id__lt=rnd.pk)
+            .exclude(status=Bet.Status.CANCELLED).order_by("-round_id").values_list("round_id", flat=True).first()
+        )
+        if previous is None:
+            raise ApplicationError("You have no previous bets at this table to repeat.", code="nothing_to_repeat")
+        wanted = list(Bet.objects.filter(player=player, round_id=previous).exclude(status=Bet.Status.CANCELLED)
+                      .order_by("id").values_list("spot", "amount"))
+        placed = []
+        for spot, amount in wanted:
+            try:
+                placed.append(_place(rnd=rnd, player=player, spot=spot, amount=amount, idempotency_key=None))
+            except ApplicationError as exc:
+                raise ApplicationError(f"Cannot repeat your last bets ({spot} {amount}): {exc.message}", code=exc.code,
+                                       status=exc.status, fields=exc.fields) from None
+        return placed

@@ -1,0 +1,106 @@
+"""Settlement: a whole round paid at once, in a constant number of SQL statements, exactly once.
+
+The rules engine says, for the round's outcome, what each offered spot pays (odds or a loss); the
+database applies it to every bet of the round in one UPDATE, credits the winners with one INSERT ...
+SELECT and one UPDATE ... FROM, and the round's compare-and-set to `settled` makes a second
+settlement a no-op. Amounts are integer hundredths here (studio.money), so the arithmetic is exact:
+payout = stake + floor(stake * odds / chip_unit) * chip_unit.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from studio.money import to_minor
+from tables import stream
+from tables.engine import spot_odds_for
+from tables.models import Round
+from tables.selectors import round_config, round_deal, round_totals
+from tables.transitions import transition
+
+from .ledger import house_account
+from .models import Account, Bet, LedgerEntry
+
+BET = Bet._meta.db_table
+ACCOUNT = Account._meta.db_table
+LEDGER = LedgerEntry._meta.db_table
+
+
+def _payout_case(odds: dict[str, object], unit: int) -> tuple[str, str, list]:
+    """SQL CASE expressions for status and payout of every spot that wins, with their parameters."""
+    status_whens, payout_whens, params_status, params_payout = [], [], [], []
+    for spot, spot_odds in odds.items():
+        if spot_odds is None:
+            continue
+        frac = Fraction(spot_odds)
+        status_whens.append("WHEN %s THEN 'won'")
+        params_status.append(spot)
+        payout_whens.append("WHEN %s THEN amount + ((amount * %s) / %s) * %s")
+        params_payout += [spot, frac.numerator, frac.denominator * unit, unit]
+    status_sql = f"CASE spot {' '.join(status_whens)} ELSE 'lost' END" if status_whens else "'lost'"
+    payout_sql = f"CASE spot {' '.join(payout_whens)} ELSE 0 END" if payout_whens else "0"
+    return status_sql, payout_sql, params_status + params_payout
+
+
+def round_settle(*, round_id: int) -> bool:
+    """Settle a finished round. Returns False (a no-op) when it is not `finished`: already settled,
+    voided, or being settled by another process right now (which holds the round's lock)."""
+    with transaction.atomic():
+        rnd = Round.objects.select_for_update().filter(pk=round_id).first()
+        if rnd is None or rnd.status != Round.Status.FINISHED:
+            return False
+        version = rnd.settlement_version + 1
+        outcome = round_deal(rnd).outcome
+        config = round_config(rnd)
+        odds = spot_odds_for(config, outcome)
+        unit = to_minor(config.chip_unit)
+        now = connection.ops.adapt_datetimefield_value(timezone.now())
+        house = house_account(rnd.settings["currency"])
+        status_sql, payout_sql, case_params = _payout_case(odds, unit)
+        with connection.cursor() as cur:
+            if connection.vendor == "postgresql":  # wallets in id order, as every other path locks them
+                cur.execute(f"SELECT id FROM {ACCOUNT} WHERE id IN (SELECT account_id FROM {BET} WHERE round_id = %s "
+                            f"AND status = 'open') ORDER BY id FOR UPDATE", [round_id])
+            cur.execute(f"UPDATE {BET} SET status = {status_sql}, payout = {payout_sql}, settled_at = %s "
+                        f"WHERE round_id = %s AND status = 'open'", case_params + [now, round_id])
+            cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
+                        f"SELECT account_id, payout, 'win', id, round_id, %s, '', %s FROM {BET} "
+                        f"WHERE round_id = %s AND status = 'won'", [version, now, round_id])
+            cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
+                        f"SELECT %s, -SUM(payout), 'win', NULL, %s, %s, 'round payouts', %s FROM {BET} "
+                        f"WHERE round_id = %s AND status = 'won' HAVING SUM(payout) > 0", [house.pk, round_id, version, now, round_id])
+            cur.execute(f"UPDATE {ACCOUNT} SET balance = {ACCOUNT}.balance + s.total FROM (SELECT account_id, SUM(payout) AS total "
+                        f"FROM {BET} WHERE round_id = %s AND status = 'won' GROUP BY account_id) AS s "
+                        f"WHERE {ACCOUNT}.id = s.account_id", [round_id])
+            cur.execute(f"SELECT COUNT(*), COALESCE(SUM(amount), 0), COALESCE(SUM(payout), 0) FROM {BET} "
+                        f"WHERE round_id = %s AND status IN ('won', 'lost')", [round_id])
+            count, staked, paid = cur.fetchone()
+        from studio.money import from_minor
+
+        transition(round_id=round_id, frm=Round.Status.FINISHED, to=Round.Status.SETTLED, action="settled",
+                   data={"version": version, "bets": count, "staked": str(from_minor(staked)), "paid": str(from_minor(paid))},
+                   settled_at=timezone.now(), settlement_version=version, bet_count=count,
+                   total_staked=from_minor(staked), total_paid=from_minor(paid))
+        rnd.refresh_from_db()
+        stream.table_event(rnd.table_id, "round.settled", rnd.pk, winner=rnd.winner, totals=round_totals(rnd))
+        transaction.on_commit(lambda: notify_players(round_id=round_id))
+        return True
+
+
+def notify_players(*, round_id: int) -> int:
+    """After commit: each player's result of the round, as one personal `bet.settled` message."""
+    per_player: dict[int, dict] = {}
+    rows = Bet.objects.filter(round_id=round_id, status__in=[Bet.Status.WON, Bet.Status.LOST]).values_list(
+        "player_id", "id", "spot", "amount", "status", "payout", "account__balance")
+    for player_id, bet_id, spot, amount, status, payout, balance in rows.iterator(chunk_size=5000):
+        entry = per_player.setdefault(player_id, {"round": round_id, "bets": [], "payout": 0, "balance": str(balance)})
+        entry["bets"].append({"bet": bet_id, "spot": spot, "amount": str(amount), "status": status, "payout": str(payout)})
+        entry["payout"] += payout
+    events = []
+    for player_id, entry in per_player.items():
+        entry["payout"] = str(entry["payout"])
+        events.append((player_id, "bet.settled", entry))
+    stream.user_events(events)
+    return len(events)

@@ -1,0 +1,21 @@
+"""Thin, idempotent tasks: a second run of a settled round is a no-op."""
+from datetime import timedelta
+
+from celery import shared_task
+from django.utils import timezone
+
+from tables.models import Round
+
+from .settlement import round_settle
+
+
+@shared_task(name="bets.tasks.settle_round", ignore_result=True)
+def settle_round(round_id: int) -> bool:
+    return round_settle(round_id=round_id)
+
+
+@shared_task(name="bets.tasks.sweep_unsettled_rounds", ignore_result=True)
+def sweep_unsettled_rounds() -> int:
+    """Settle any round left finished for more than a few seconds (a lost settlement task)."""
+    stale = Round.objects.filter(status=Round.Status.FINISHED, finished_at__lte=timezone.now() - timedelta(seconds=5))
+    return sum(round_settle(round_id=pk) for pk in list(stale.values_list("pk", flat=True)))

@@ -1,0 +1,63 @@
+"""One application error for broken rules, and one DRF handler that turns every failure into
+{"code", "message", "fields"} with the right status (400 bad input, 401, 403 wrong role, 404, 409 wrong moment)."""
+from __future__ import annotations
+
+import logging
+
+from django.core.exceptions import PermissionDenied, ValidationError as DjangoValidationError
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+log = logging.getLogger(__name__)
+
+
+class ApplicationError(Exception):
+    """A broken business rule. `status` is 409 (wrong moment) unless said otherwise."""
+
+    def __init__(self, message: str, *, code: str = "conflict", status: int = 409, fields: dict | None = None, extra: dict | None = None):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.status = status
+        self.fields = fields or {}
+        self.extra = extra or {}
+
+
+def invalid(field: str, message: str, *, code: str = "invalid") -> ApplicationError:
+    """Bad input on one field: a 400 with field errors."""
+    return ApplicationError(message, code=code, status=400, fields={field: [message]})
+
+
+def _flatten(detail):
+    if isinstance(detail, dict):
+        return {k: _flatten(v) if isinstance(v, dict) else [str(x) for x in (v if isinstance(v, list) else [v])] for k, v in detail.items()}
+    return {"non_field_errors": [str(x) for x in (detail if isinstance(detail, list) else [detail])]}
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, ApplicationError):
+        body = {"code": exc.code, "message": exc.message, "fields": exc.fields, **exc.extra}
+        return Response(body, status=exc.status)
+    if isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(detail=exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        fields = _flatten(exc.detail)
+        first = next(iter(fields.items()), ("", [""]))
+        message = f"{first[0]}: {first[1][0]}" if first[0] != "non_field_errors" else first[1][0]
+        response.data = {"code": "invalid", "message": message, "fields": fields}
+    else:
+        detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
+        code = getattr(exc, "default_code", "error")
+        if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+            response.status_code = status.HTTP_401_UNAUTHORIZED
+        response.data = {"code": code, "message": str(detail), "fields": {}}
+    return response

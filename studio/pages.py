@@ -1,0 +1,45 @@
+"""The server-rendered pages. They hold no rules: the browser talks to the same API as anyone."""
+from django.contrib.auth.decorators import login_required
+from django.db import connection
+from django.http import HttpResponseForbidden, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from rest_framework.authtoken.models import Token
+
+from tables.models import Table
+
+from .roles import DEALER, PLAYER, SUPERVISOR, has_role, roles_of
+
+
+def home(request):
+    if not request.user.is_authenticated:
+        return redirect("login")
+    roles = roles_of(request.user)
+    if SUPERVISOR in roles or DEALER in roles:
+        return redirect("console")
+    table = Table.objects.order_by("id").first()
+    if PLAYER in roles and table is not None:
+        return redirect("play", pk=table.pk)
+    return render(request, "home.html", {"tables": Table.objects.all()})
+
+
+def _token(user) -> str:
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+@login_required
+def console(request):
+    if not has_role(request.user, DEALER, SUPERVISOR):
+        return HttpResponseForbidden(render(request, "forbidden.html", {"what": "the dealer console"}).content)
+    return render(request, "console.html", {"tables": Table.objects.all(), "token": _token(request.user)})
+
+
+def play(request, pk):
+    table = get_object_or_404(Table, pk=pk)
+    token = _token(request.user) if request.user.is_authenticated and has_role(request.user, PLAYER) else ""
+    return render(request, "play.html", {"table": table, "token": token})
+
+
+def healthz(request):
+    with connection.cursor() as cur:
+        cur.execute("SELECT 1")
+    return JsonResponse({"ok": True})

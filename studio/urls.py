@@ -1,0 +1,20 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from . import pages
+
+urlpatterns = [
+    path("", pages.home, name="home"),
+    path("login/", auth_views.LoginView.as_view(template_name="login.html"), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("console/", pages.console, name="console"),
+    path("play/tables/<int:pk>/", pages.play, name="play"),
+    path("admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("api/", include("tables.urls")),
+    path("api/", include("bets.urls")),
+    path("healthz", pages.healthz, name="healthz"),
+]

@@ -1,0 +1,161 @@
+"""The tables and rounds API: one view per operation, each calling one service."""
+from django.contrib.auth import authenticate
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import generics, serializers, status
+from rest_framework.authtoken.models import Token
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from studio.errors import ApplicationError
+from studio.roles import IsDealer, IsSupervisor
+
+from . import services
+from .engine import odds, percent4
+from .models import Round, RoundEvent, Table
+from .selectors import round_current, round_detail
+from .serializers import (
+    CardSerializer, DealtCardSerializer, JokerSerializer, RoundEventSerializer, RoundSerializer, SpotOddsSerializer,
+    TableSerializer,
+)
+
+
+class TokenObtainView(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes = []
+
+    class Input(serializers.Serializer):
+        username = serializers.CharField()
+        password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
+
+    @extend_schema(request=Input, responses=inline_serializer("Token", {"token": serializers.CharField()}), auth=[])
+    def post(self, request):
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = authenticate(request, username=data.validated_data["username"], password=data.validated_data["password"])
+        if user is None:
+            raise ApplicationError("Wrong username or password.", code="bad_credentials", status=400,
+                                   fields={"password": ["Wrong username or password."]})
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response({"token": token.key})
+
+
+class ReadAnyoneWriteSupervisor(IsSupervisor):
+    def has_permission(self, request, view):
+        return request.method in ("GET", "HEAD", "OPTIONS") or super().has_permission(request, view)
+
+
+class TableListView(generics.ListCreateAPIView):
+    queryset = Table.objects.all()
+    serializer_class = TableSerializer
+    permission_classes = [ReadAnyoneWriteSupervisor]
+    pagination_class = None
+
+
+class TableDetailView(generics.RetrieveUpdateAPIView):
+    queryset = Table.objects.all()
+    serializer_class = TableSerializer
+    permission_classes = [ReadAnyoneWriteSupervisor]
+    http_method_names = ["get", "patch", "head", "options"]
+
+
+class TableOddsView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=SpotOddsSerializer(many=True))
+    def get(self, request, pk):
+        table = get_object_or_404(Table, pk=pk)
+        rows = [
+            {
+                "spot": o.spot,
+                "probability": f"{o.probability.numerator}/{o.probability.denominator}",
+                "payout": str(o.payout),
+                "rtp": percent4(o.rtp),
+                "outcomes": [{"probability": f"{p.numerator}/{p.denominator}", "payout": str(x)} for p, x in o.outcomes],
+            }
+            for o in odds(table.engine_config())
+        ]
+        return Response(rows)
+
+
+def _round_response(rnd_id: int, code=status.HTTP_200_OK) -> Response:
+    rnd = Round.objects.select_related("dealer").get(pk=rnd_id)
+    return Response(RoundSerializer(round_detail(rnd)).data, status=code)
+
+
+class TableRoundsView(APIView):
+    """GET: the table's recent rounds; POST (dealer): open a round with its joker."""
+
+    def get_permissions(self):
+        return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated(), IsDealer()]
+
+    @extend_schema(responses=RoundSerializer(many=True))
+    def get(self, request, pk):
+        table = get_object_or_404(Table, pk=pk)
+        rounds = Round.objects.filter(table=table).select_related("dealer").order_by("-id")[:20]
+        return Response(RoundSerializer([round_detail(r) for r in rounds], many=True).data)
+
+    @extend_schema(request=JokerSerializer, responses={201: RoundSerializer})
+    def post(self, request, pk):
+        get_object_or_404(Table, pk=pk)
+        data = JokerSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        rnd = services.round_open(table_id=pk, joker=data.validated_data["joker"], dealer=request.user)
+        return _round_response(rnd.pk, status.HTTP_201_CREATED)
+
+
+class TableCurrentRoundView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=RoundSerializer)
+    def get(self, request, pk):
+        table = get_object_or_404(Table, pk=pk)
+        rnd = round_current(table=table) or Round.objects.filter(table=table).order_by("-id").first()
+        if rnd is None:
+            raise ApplicationError("No round has been played at this table yet.", code="not_found", status=404)
+        return _round_response(rnd.pk)
+
+
+class RoundDetailView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=RoundSerializer)
+    def get(self, request, pk):
+        get_object_or_404(Round, pk=pk)
+        return _round_response(pk)
+
+
+class RoundCloseBettingView(APIView):
+    permission_classes = [IsAuthenticated, IsDealer]
+
+    @extend_schema(request=None, responses=RoundSerializer)
+    def post(self, request, pk):
+        get_object_or_404(Round, pk=pk)
+        services.round_close_betting(round_id=pk, actor=request.user, reason="dealer")
+        return _round_response(pk)
+
+
+class RoundCardsView(APIView):
+    permission_classes = [IsAuthenticated, IsDealer]
+
+    @extend_schema(request=CardSerializer, responses={201: DealtCardSerializer})
+    def post(self, request, pk):
+        get_object_or_404(Round, pk=pk)
+        data = CardSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        dealt, match = services.card_deal(round_id=pk, card=data.validated_data["card"], actor=request.user)
+        return Response({"position": dealt.position, "side": dealt.side, "card": dealt.card, "match": match},
+                        status=status.HTTP_201_CREATED)
+
+
+class RoundAuditView(APIView):
+    permission_classes = [IsAuthenticated, IsDealer]
+
+    @extend_schema(responses=RoundEventSerializer(many=True))
+    def get(self, request, pk):
+        get_object_or_404(Round, pk=pk)
+        events = RoundEvent.objects.filter(round_id=pk).select_related("actor").order_by("id")
+        return Response(RoundEventSerializer(events, many=True).data)
+
+

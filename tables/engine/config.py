@@ -1,0 +1,150 @@
+"""Table settings that change the rules (RULES.md), validated once, JSON round-trippable."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from decimal import Decimal, InvalidOperation
+from enum import StrEnum
+
+from .errors import InvalidConfig
+
+
+class Side(StrEnum):
+    ANDAR = "andar"
+    BAHAR = "bahar"
+
+    @property
+    def other(self) -> Side:
+        return Side.BAHAR if self is Side.ANDAR else Side.ANDAR
+
+
+class FirstCard(StrEnum):
+    ANDAR = "andar"
+    BAHAR = "bahar"
+    JOKER_COLOUR = "joker_colour"  # black joker: Andar first; red joker: Bahar first
+
+
+class Mode(StrEnum):
+    CLASSIC = "classic"
+    NO_COMMISSION = "no_commission"
+
+
+class Paytable(StrEnum):
+    LIVE = "live"
+    PLAY = "play"
+
+
+SIDE_BETS = ("first_andar", "first_bahar", "first_three", "card_count")
+
+# Card count boxes: (lowest, highest number of cards dealt, odds X for X:1).
+PAYTABLES: dict[Paytable, tuple[tuple[int, int, Decimal], ...]] = {
+    Paytable.LIVE: (
+        (1, 5, Decimal("2")),
+        (6, 10, Decimal("3")),
+        (11, 15, Decimal("4")),
+        (16, 20, Decimal("5")),
+        (21, 25, Decimal("8")),
+        (26, 30, Decimal("12")),
+        (31, 35, Decimal("20")),
+        (36, 40, Decimal("40")),
+        (41, 45, Decimal("110")),
+        (46, 49, Decimal("800")),
+    ),
+    Paytable.PLAY: (
+        (1, 5, Decimal("2.5")),
+        (6, 10, Decimal("3.5")),
+        (11, 15, Decimal("4.5")),
+        (16, 25, Decimal("3.5")),
+        (26, 30, Decimal("14")),
+        (31, 35, Decimal("24")),
+        (36, 40, Decimal("49")),
+        (41, 49, Decimal("119")),
+    ),
+}
+
+CENT = Decimal("0.01")
+
+
+def decimal_text(value: Decimal) -> str:
+    """Shortest plain text of a decimal: 0.90 -> "0.9", 800 -> "800", 1.00 -> "1"."""
+    return format(value.normalize(), "f")
+
+
+def _enum(cls, value, name: str):
+    try:
+        return cls(value)
+    except ValueError:
+        choices = ", ".join(m.value for m in cls)
+        raise InvalidConfig(f"{name} must be one of {choices}, not {value!r}", field=name) from None
+
+
+def _decimal(value, name: str) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, Decimal | int | str):
+        raise InvalidConfig(f"{name} must be a decimal (a string like '0.9'), not {value!r}", field=name)
+    try:
+        result = Decimal(value.strip() if isinstance(value, str) else value)
+    except InvalidOperation:
+        raise InvalidConfig(f"{name} must be a decimal, not {value!r}", field=name) from None
+    if not result.is_finite():
+        raise InvalidConfig(f"{name} must be a finite decimal, not {value!r}", field=name)
+    return result
+
+
+def _side_bets(value) -> frozenset[str]:
+    if isinstance(value, str) or not isinstance(value, list | tuple | set | frozenset):
+        raise InvalidConfig(f"side_bets must be a list of names, not {value!r}", field="side_bets")
+    unknown = sorted(str(v) for v in value if v not in SIDE_BETS)
+    if unknown:
+        raise InvalidConfig(
+            f"unknown side bet {', '.join(unknown)}: choose from {', '.join(SIDE_BETS)}", field="side_bets"
+        )
+    return frozenset(str(v) for v in value)
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    first_card: FirstCard = FirstCard.ANDAR
+    mode: Mode = Mode.CLASSIC
+    commission: Decimal = Decimal("0.9")
+    side_bets: frozenset[str] = frozenset(SIDE_BETS)
+    card_count_paytable: Paytable = Paytable.LIVE
+    chip_unit: Decimal = Decimal("1")
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        set_(self, "first_card", _enum(FirstCard, self.first_card, "first_card"))
+        set_(self, "mode", _enum(Mode, self.mode, "mode"))
+        set_(self, "card_count_paytable", _enum(Paytable, self.card_count_paytable, "card_count_paytable"))
+        set_(self, "side_bets", _side_bets(self.side_bets))
+        commission = _decimal(self.commission, "commission")
+        if not 0 < commission <= 1:
+            raise InvalidConfig(f"commission must be above 0 and at most 1, not {commission}", field="commission")
+        set_(self, "commission", Decimal(decimal_text(commission)))  # "0.900" -> 0.9
+        chip_unit = _decimal(self.chip_unit, "chip_unit")
+        if chip_unit <= 0 or chip_unit % CENT != 0:
+            raise InvalidConfig(
+                f"chip_unit must be positive and a whole number of hundredths, not {chip_unit}", field="chip_unit"
+            )
+        set_(self, "chip_unit", Decimal(decimal_text(chip_unit)))  # "1.00" -> 1
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> TableConfig:
+        """From JSON-ish values (strings, lists, decimal strings). Missing keys take the defaults;
+        unknown keys are refused (a misspelt setting must not be silently ignored)."""
+        if not isinstance(data, Mapping):
+            raise InvalidConfig(f"table settings must be a mapping, not {data!r}", field="config")
+        known = {f.name for f in fields(cls)}
+        for key in data:
+            if key not in known:
+                raise InvalidConfig(f"unknown table setting {key!r}", field=str(key))
+        return cls(**data)
+
+    def to_dict(self) -> dict:
+        return {
+            "first_card": self.first_card.value,
+            "mode": self.mode.value,
+            "commission": decimal_text(self.commission),
+            "side_bets": sorted(self.side_bets),
+            "card_count_paytable": self.card_count_paytable.value,
+            "chip_unit": decimal_text(self.chip_unit),
+        }

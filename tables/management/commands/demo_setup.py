@@ -1,0 +1,36 @@
+"""Demo users and a demo table, created if missing (make run)."""
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+from tables.models import Table
+
+DEMO_USERS = [
+    ("dealer", "dealer", None),
+    ("supervisor", "supervisor", None),
+    ("alice", "player", "1000"),
+    ("bob", "player", "1000"),
+    ("carol", "player", "1000"),
+]
+DEMO_PASSWORD = "demo-pass"
+
+
+class Command(BaseCommand):
+    help = "Create the demo users (password demo-pass) and a demo table if they are missing."
+
+    def handle(self, **options):
+        User = get_user_model()
+        for name, role, chips in DEMO_USERS:
+            if User.objects.filter(username=name).exists():
+                continue
+            args = [name, "--role", role, "--password", DEMO_PASSWORD] + (["--chips", chips] if chips else [])
+            call_command("studio_user", *args, stdout=self.stdout)
+        table, created = Table.objects.get_or_create(name="Demo table", defaults={"betting_seconds": 15})
+        Table.objects.get_or_create(
+            name="Play-chips table",
+            defaults={"card_count_paytable": "play", "chip_unit": 1, "min_bet": 10, "max_bet": 500, "betting_seconds": 20},
+        )
+        self.stdout.write("Demo logins (password demo-pass): dealer, supervisor, alice, bob, carol")
+        self.stdout.write(f"Dealer console:  http://127.0.0.1:8000/console/")
+        self.stdout.write(f"Player page:     http://127.0.0.1:8000/play/tables/{table.pk}/")
+        self.stdout.write("API docs:        http://127.0.0.1:8000/api/docs/   Admin: http://127.0.0.1:8000/admin/ (supervisor)")

@@ -1,0 +1,180 @@
+"""Tables, rounds, dealt cards and the append-only audit of every change to a round."""
+from decimal import Decimal
+
+from django.conf import settings as django_settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+
+from studio.money import MoneyField
+
+DEFAULT_SIDE_BETS = ["card_count", "first_andar", "first_bahar", "first_three"]
+
+
+def default_side_bets():
+    return list(DEFAULT_SIDE_BETS)
+
+
+class Table(models.Model):
+    class FirstCard(models.TextChoices):
+        ANDAR = "andar"
+        BAHAR = "bahar"
+        JOKER_COLOUR = "joker_colour"
+
+    class Mode(models.TextChoices):
+        CLASSIC = "classic"
+        NO_COMMISSION = "no_commission"
+
+    class Paytable(models.TextChoices):
+        LIVE = "live"
+        PLAY = "play"
+
+    name = models.CharField(max_length=80, unique=True)
+    currency = models.CharField(max_length=8, default="CHIPS", help_text="Currency of play; CHIPS are play chips.")
+    first_card = models.CharField(max_length=16, choices=FirstCard.choices, default=FirstCard.ANDAR)
+    mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.CLASSIC)
+    commission = models.DecimalField(max_digits=4, decimal_places=3, default=Decimal("0.9"))
+    side_bets = models.JSONField(default=default_side_bets)
+    card_count_paytable = models.CharField(max_length=8, choices=Paytable.choices, default=Paytable.LIVE)
+    chip_unit = MoneyField(default=Decimal("1"))
+    min_bet = MoneyField(default=Decimal("10"))
+    max_bet = MoneyField(default=Decimal("500"))
+    allow_both_sides = models.BooleanField(default=False)
+    betting_seconds = models.PositiveIntegerField(default=15)
+    # Last sequence number sent on the table's live stream (tables.stream).
+    stream_seq = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(chip_unit__gt=0), name="table_chip_unit_positive"),
+            models.CheckConstraint(condition=Q(min_bet__gt=0) & Q(max_bet__gte=models.F("min_bet")), name="table_limits_ordered"),
+            models.CheckConstraint(condition=Q(commission__gt=0) & Q(commission__lte=1), name="table_commission_range"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def engine_config(self):
+        from .engine import TableConfig
+
+        return TableConfig.from_dict(self.config_dict())
+
+    def config_dict(self) -> dict:
+        """The rules part of the settings, JSON-safe (what a round snapshots)."""
+        return {
+            "first_card": self.first_card,
+            "mode": self.mode,
+            "commission": str(self.commission),
+            "side_bets": sorted(self.side_bets),
+            "card_count_paytable": self.card_count_paytable,
+            "chip_unit": str(self.chip_unit),
+        }
+
+    def snapshot(self) -> dict:
+        return {
+            **self.config_dict(),
+            "currency": self.currency,
+            "min_bet": str(self.min_bet),
+            "max_bet": str(self.max_bet),
+            "allow_both_sides": self.allow_both_sides,
+            "betting_seconds": self.betting_seconds,
+        }
+
+    def clean(self):
+        from .engine import EngineError
+
+        try:
+            self.engine_config()
+        except EngineError as exc:
+            raise ValidationError({getattr(exc, "field", "side_bets"): str(exc)}) from None
+
+
+class Round(models.Model):
+    class Status(models.TextChoices):
+        BETTING = "betting"
+        DEALING = "dealing"
+        PAUSED = "paused"
+        FINISHED = "finished"
+        SETTLED = "settled"
+        VOIDED = "voided"
+
+    OPEN_STATUSES = (Status.BETTING, Status.DEALING, Status.PAUSED)
+
+    class Side(models.TextChoices):
+        ANDAR = "andar"
+        BAHAR = "bahar"
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds")
+    settings = models.JSONField(help_text="The table's settings when the round opened.")
+    joker = models.CharField(max_length=3)
+    first_side = models.CharField(max_length=5, choices=Side.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.BETTING)
+    opened_at = models.DateTimeField()
+    closes_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    winner = models.CharField(max_length=5, choices=Side.choices, blank=True, default="")
+    cards_dealt = models.PositiveSmallIntegerField(default=0)
+    dealer = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True)
+    # Incidents: the status to go back to, and the betting time left, while paused.
+    resume_status = models.CharField(max_length=10, blank=True, default="")
+    betting_left_ms = models.PositiveIntegerField(null=True, blank=True)
+    # Settlement (bets.services.settlement); version grows with every (re-)settlement and void.
+    settlement_version = models.PositiveIntegerField(default=0)
+    settled_at = models.DateTimeField(null=True, blank=True)
+    total_staked = MoneyField(default=0)
+    total_paid = MoneyField(default=0)
+    bet_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table"], condition=Q(status__in=["betting", "dealing", "paused"]), name="one_open_round_per_table"
+            ),
+        ]
+        indexes = [
+            # What the betting sweep looks for.
+            models.Index(fields=["closes_at"], condition=Q(status="betting"), name="round_betting_closes_idx"),
+            models.Index(fields=["finished_at"], condition=Q(status="finished"), name="round_unsettled_idx"),
+        ]
+
+    def __str__(self):
+        return f"Round {self.pk} at {self.table_id} ({self.status})"
+
+    @property
+    def house_result(self):
+        return self.total_staked - self.total_paid
+
+
+class DealtCard(models.Model):
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="cards")
+    position = models.PositiveSmallIntegerField()
+    side = models.CharField(max_length=5, choices=Round.Side.choices)
+    card = models.CharField(max_length=3)
+    dealt_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["round", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "position"], name="dealtcard_unique_position"),
+            models.UniqueConstraint(fields=["round", "card"], name="dealtcard_unique_card"),
+            models.CheckConstraint(condition=Q(position__gte=1) & Q(position__lte=49), name="dealtcard_position_range"),
+        ]
+
+
+class RoundEvent(models.Model):
+    """Append-only audit: every change to a round, who made it, from which status."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="events")
+    at = models.DateTimeField(auto_now_add=True)
+    actor = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+")
+    action = models.CharField(max_length=32)
+    from_status = models.CharField(max_length=10, blank=True, default="")
+    to_status = models.CharField(max_length=10, blank=True, default="")
+    data = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["id"]

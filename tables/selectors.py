@@ -1,0 +1,89 @@
+"""Reads that need care: the current round of a table, a round with its cards, its rules."""
+from __future__ import annotations
+
+from django.utils import timezone
+
+from .engine import Deal, TableConfig, offered_spots, parse_card, payout_table
+from .models import DealtCard, Round, Table
+
+CONFIG_KEYS = ("first_card", "mode", "commission", "side_bets", "card_count_paytable", "chip_unit")
+
+
+def round_config(rnd: Round) -> TableConfig:
+    """The rules the round is played under: its snapshot, never the table's current settings."""
+    return TableConfig.from_dict({k: rnd.settings[k] for k in CONFIG_KEYS})
+
+
+def round_deal(rnd: Round, cards: list[str] | None = None) -> Deal:
+    if cards is None:
+        cards = list(DealtCard.objects.filter(round=rnd).order_by("position").values_list("card", flat=True))
+    deal = Deal.start(round_config(rnd), parse_card(rnd.joker))
+    for card in cards:
+        deal = deal.deal(parse_card(card))
+    return deal
+
+
+def round_current(*, table: Table | int) -> Round | None:
+    table_id = table.pk if isinstance(table, Table) else table
+    return Round.objects.filter(table_id=table_id, status__in=Round.OPEN_STATUSES).first()
+
+
+def round_latest(*, table: Table | int) -> Round | None:
+    table_id = table.pk if isinstance(table, Table) else table
+    return Round.objects.filter(table_id=table_id).order_by("-id").first()
+
+
+def round_spots(rnd: Round) -> list[dict]:
+    config = round_config(rnd)
+    pays = payout_table(config)
+    return [{"spot": spot, "pays": pays[spot]} for spot in offered_spots(config)]
+
+
+def round_detail(rnd: Round) -> dict:
+    """The whole public state of a round (API, console, stream snapshot)."""
+    cards = list(DealtCard.objects.filter(round=rnd).order_by("position").values("position", "side", "card"))
+    deal = round_deal(rnd, [c["card"] for c in cards]) if rnd.status != Round.Status.VOIDED else None
+    next_side = deal.next_side.value if deal is not None and deal.next_side is not None and rnd.status in Round.OPEN_STATUSES else None
+    now = timezone.now()
+    data = {
+        "id": rnd.pk,
+        "table": rnd.table_id,
+        "status": rnd.status,
+        "joker": rnd.joker,
+        "first_side": rnd.first_side,
+        "opened_at": rnd.opened_at,
+        "closes_at": rnd.closes_at,
+        "closed_at": rnd.closed_at,
+        "finished_at": rnd.finished_at,
+        "betting_left_ms": rnd.betting_left_ms if rnd.status == Round.Status.PAUSED else (
+            max(0, int((rnd.closes_at - now).total_seconds() * 1000)) if rnd.status == Round.Status.BETTING else 0
+        ),
+        "winner": rnd.winner or None,
+        "cards_dealt": rnd.cards_dealt,
+        "cards": cards,
+        "next_side": next_side,
+        "spots": round_spots(rnd),
+        "settings": rnd.settings,
+        "dealer": rnd.dealer.username if rnd.dealer_id else None,
+    }
+    if rnd.status == Round.Status.SETTLED:
+        data["totals"] = round_totals(rnd)
+    return data
+
+
+def round_totals(rnd: Round) -> dict:
+    return {
+        "bets": rnd.bet_count,
+        "staked": str(rnd.total_staked),
+        "paid": str(rnd.total_paid),
+        "house_result": str(rnd.total_staked - rnd.total_paid),
+    }
+
+
+def table_history(*, table_id: int, limit: int = 50) -> list[dict]:
+    rows = (
+        Round.objects.filter(table_id=table_id, status__in=[Round.Status.FINISHED, Round.Status.SETTLED])
+        .order_by("-id")
+        .values("id", "winner", "cards_dealt", "joker")[:limit]
+    )
+    return list(rows)

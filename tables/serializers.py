@@ -1,0 +1,107 @@
+"""Input and output serializers of the tables API. They validate shapes; the rules live in services."""
+from decimal import Decimal
+
+from rest_framework import serializers
+
+from .engine import SIDE_BETS, EngineError, TableConfig
+from .models import Table
+
+
+def money_field(**kwargs):
+    return serializers.DecimalField(max_digits=14, decimal_places=2, **kwargs)
+
+
+class TableSerializer(serializers.ModelSerializer):
+    commission = serializers.DecimalField(max_digits=4, decimal_places=3, min_value=Decimal("0.001"), max_value=Decimal("1"), required=False)
+    side_bets = serializers.ListField(child=serializers.ChoiceField(choices=sorted(SIDE_BETS)), required=False, allow_empty=True)
+    chip_unit = money_field(min_value=Decimal("0.01"), required=False)
+    min_bet = money_field(min_value=Decimal("0.01"), required=False)
+    max_bet = money_field(min_value=Decimal("0.01"), required=False)
+    betting_seconds = serializers.IntegerField(min_value=1, max_value=600, required=False)
+
+    class Meta:
+        model = Table
+        fields = ["id", "name", "currency", "first_card", "mode", "commission", "side_bets", "card_count_paytable",
+                  "chip_unit", "min_bet", "max_bet", "allow_both_sides", "betting_seconds"]
+        read_only_fields = ["id"]
+
+    def validate(self, attrs):
+        merged = {f: getattr(self.instance, f) for f in self.Meta.fields if self.instance is not None and f != "id"}
+        merged.update(attrs)
+        defaults = {f.name: f.get_default() for f in Table._meta.concrete_fields}
+        get = lambda key: merged.get(key, defaults.get(key))  # noqa: E731
+        errors = {}
+        if get("min_bet") > get("max_bet"):
+            errors["min_bet"] = ["min_bet must not be above max_bet."]
+        unit = get("chip_unit")
+        for key in ("min_bet", "max_bet"):
+            if get(key) % unit != 0:
+                errors.setdefault(key, []).append(f"{key} must be a multiple of chip_unit ({unit}).")
+        if "side_bets" in attrs:
+            attrs["side_bets"] = sorted(set(attrs["side_bets"]))
+        try:
+            TableConfig.from_dict({
+                "first_card": get("first_card"), "mode": get("mode"), "commission": str(get("commission")),
+                "side_bets": list(get("side_bets")), "card_count_paytable": get("card_count_paytable"), "chip_unit": str(unit),
+            })
+        except EngineError as exc:
+            errors.setdefault(getattr(exc, "field", None) or "non_field_errors", []).append(str(exc))
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+
+class SpotOddsSerializer(serializers.Serializer):
+    spot = serializers.CharField()
+    probability = serializers.CharField(help_text="Exact fraction, e.g. 429/833.")
+    payout = serializers.CharField(help_text="Odds X of X:1 for the most likely winning case, as a decimal string.")
+    rtp = serializers.CharField(help_text="Return to player, percent with 4 decimals.")
+    outcomes = serializers.ListField(child=serializers.DictField(), help_text="Every winning case: probability and odds.")
+
+
+class JokerSerializer(serializers.Serializer):
+    joker = serializers.CharField(max_length=16, help_text="The joker as scanned: KS, 10H, TH, Q♥ ...")
+
+
+class CardSerializer(serializers.Serializer):
+    card = serializers.CharField(max_length=16, help_text="The card as scanned: 7H, 10D, TD, Q♥ ...")
+
+
+class DealtCardSerializer(serializers.Serializer):
+    position = serializers.IntegerField()
+    side = serializers.ChoiceField(choices=["andar", "bahar"])
+    card = serializers.CharField()
+    match = serializers.BooleanField()
+
+
+class RoundSerializer(serializers.Serializer):
+    """The public state of a round (tables.selectors.round_detail)."""
+
+    id = serializers.IntegerField()
+    table = serializers.IntegerField()
+    status = serializers.CharField()
+    joker = serializers.CharField()
+    first_side = serializers.CharField()
+    opened_at = serializers.DateTimeField()
+    closes_at = serializers.DateTimeField()
+    closed_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    betting_left_ms = serializers.IntegerField()
+    winner = serializers.CharField(allow_null=True)
+    cards_dealt = serializers.IntegerField()
+    cards = serializers.ListField(child=serializers.DictField())
+    next_side = serializers.CharField(allow_null=True)
+    spots = serializers.ListField(child=serializers.DictField())
+    settings = serializers.DictField()
+    dealer = serializers.CharField(allow_null=True)
+    totals = serializers.DictField(required=False)
+
+
+class RoundEventSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    at = serializers.DateTimeField()
+    actor = serializers.CharField(allow_null=True, source="actor.username", default=None)
+    action = serializers.CharField()
+    from_status = serializers.CharField()
+    to_status = serializers.CharField()
+    data = serializers.DictField()

@@ -1,0 +1,164 @@
+"""Services that change tables and rounds. Views call these; nothing else writes a round."""
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from studio.errors import ApplicationError, invalid
+from studio.scheduling import enqueue_on_commit
+
+from . import stream
+from .engine import DealFinished, DuplicateCard, InvalidCard, parse_card
+from .models import DealtCard, Round, Table
+from .selectors import round_deal, round_spots
+from .transitions import audit, transition
+
+S = Round.Status
+
+
+def parse_card_field(field: str, text) -> str:
+    """The canonical form of a card a console or scanner sent, or a 400 naming the input."""
+    try:
+        return str(parse_card(str(text)))
+    except InvalidCard as exc:
+        raise invalid(field, str(exc), code="invalid_card") from None
+
+
+def _refuse_not_open(rnd: Round, doing: str):
+    messages = {
+        S.PAUSED: "The round is paused: a supervisor must resume it first.",
+        S.FINISHED: f"The round is over: {rnd.winner.capitalize() if rnd.winner else 'a side'} won on card {rnd.cards_dealt}. Open a new round.",
+        S.SETTLED: f"The round is over and settled: {rnd.winner.capitalize() if rnd.winner else ''} won on card {rnd.cards_dealt}. Open a new round.",
+        S.VOIDED: "The round was voided. Open a new round.",
+        S.DEALING: "Betting is already closed.",
+    }
+    raise ApplicationError(f"Cannot {doing}: {messages.get(rnd.status, rnd.status)}", code=f"round_{rnd.status}", extra={"status": rnd.status})
+
+
+def round_open(*, table_id: int, joker: str, dealer) -> Round:
+    joker = parse_card_field("joker", joker)
+    try:
+        with transaction.atomic():
+            table = Table.objects.select_for_update().get(pk=table_id)
+            current = Round.objects.filter(table=table, status__in=Round.OPEN_STATUSES).first()
+            if current is not None:
+                raise ApplicationError(
+                    f"Round {current.pk} is still {current.status} at this table: finish it (or have a supervisor void it) first.",
+                    code="round_already_open", extra={"round": current.pk},
+                )
+            config = table.engine_config()
+            first_side = round_deal_start_side(config, joker)
+            now = timezone.now()
+            rnd = Round.objects.create(
+                table=table, settings=table.snapshot(), joker=joker, first_side=first_side, status=S.BETTING,
+                opened_at=now, closes_at=now + timedelta(seconds=table.betting_seconds), dealer=dealer,
+            )
+            audit(round_id=rnd.pk, actor=dealer, action="opened", to=S.BETTING, data={"joker": joker, "settings": rnd.settings})
+            from .tasks import close_betting
+
+            enqueue_on_commit(close_betting, rnd.pk, eta=rnd.closes_at)
+            stream.table_event(
+                table.pk, "round.opened", rnd.pk, joker=joker, first_side=first_side,
+                closes_at=rnd.closes_at.isoformat(), betting_seconds=table.betting_seconds, spots=round_spots(rnd),
+            )
+            return rnd
+    except IntegrityError:  # the partial unique index caught a race between two opens
+        raise ApplicationError("Another round was just opened at this table.", code="round_already_open") from None
+
+
+def round_deal_start_side(config, joker: str) -> str:
+    from .engine import Deal
+
+    return Deal.start(config, parse_card(joker)).first_side.value
+
+
+def round_close_betting(*, round_id: int, actor=None, reason: str = "dealer", strict: bool = True) -> bool:
+    """Close betting now. Strict (the API): refuse with a 409 unless betting is open. Not strict
+    (the timer, the sweep): a no-op when betting is already closed, paused, or not yet due."""
+    with transaction.atomic():
+        rnd = Round.objects.get(pk=round_id)
+        if rnd.status != S.BETTING:
+            if strict:
+                _refuse_not_open(rnd, "close betting")
+            return False
+        if not strict and rnd.closes_at > timezone.now():
+            return False
+        return _close(rnd, actor=actor, reason=reason, strict=strict)
+
+
+def _close(rnd: Round, *, actor, reason: str, strict: bool) -> bool:
+    now = timezone.now()
+    closed_at = min(now, rnd.closes_at)
+    if not transition(round_id=rnd.pk, frm=S.BETTING, to=S.DEALING, actor=actor, action="betting_closed",
+                      data={"reason": reason}, closed_at=closed_at):
+        if strict:
+            rnd.refresh_from_db()
+            _refuse_not_open(rnd, "close betting")
+        return False
+    stream.table_event(rnd.table_id, "betting.closed", rnd.pk, closed_at=closed_at.isoformat(), reason=reason)
+    rnd.status, rnd.closed_at = S.DEALING, closed_at
+    return True
+
+
+def card_deal(*, round_id: int, card: str, actor) -> tuple[DealtCard, bool]:
+    """Deal the next card of the shoe. The server decides its side; the match finishes the round.
+    The round row is locked, so two consoles (or a double scan) can never deal at one position."""
+    card = parse_card_field("card", card)
+    with transaction.atomic():
+        rnd = Round.objects.select_for_update().get(pk=round_id)
+        if rnd.status == S.BETTING:
+            if rnd.closes_at > timezone.now():
+                left = (rnd.closes_at - timezone.now()).total_seconds()
+                raise ApplicationError(
+                    f"Betting is still open ({left:.0f} s left): close betting before dealing {card}.",
+                    code="betting_open", extra={"status": rnd.status},
+                )
+            _close(rnd, actor=None, reason="first card", strict=True)
+        if rnd.status != S.DEALING:
+            _refuse_not_open(rnd, f"deal {card}")
+        deal = round_deal(rnd)
+        side = deal.next_side
+        try:
+            deal = deal.deal(parse_card(card))
+        except DuplicateCard as exc:
+            raise ApplicationError(str(exc), code="duplicate_card", extra={"card": card}) from None
+        except DealFinished as exc:
+            raise ApplicationError(str(exc), code="deal_finished", extra={"card": card}) from None
+        position = len(deal.cards)
+        dealt = DealtCard.objects.create(round=rnd, position=position, side=side.value, card=card)
+        audit(round_id=rnd.pk, actor=actor, action="card", frm=rnd.status, to=rnd.status,
+              data={"position": position, "side": side.value, "card": card})
+        stream.table_event(rnd.table_id, "card.dealt", rnd.pk, position=position, side=side.value, card=card)
+        outcome = deal.outcome
+        if outcome is None:
+            Round.objects.filter(pk=rnd.pk).update(cards_dealt=position)
+            return dealt, False
+        now = timezone.now()
+        transition(round_id=rnd.pk, frm=S.DEALING, to=S.FINISHED, actor=actor, action="finished",
+                   data={"winner": outcome.winner.value, "cards_dealt": position, "match": card},
+                   winner=outcome.winner.value, cards_dealt=position, finished_at=now)
+        stream.table_event(rnd.table_id, "round.finished", rnd.pk, winner=outcome.winner.value, cards_dealt=position, match=card)
+        from bets.tasks import settle_round
+
+        enqueue_on_commit(settle_round, rnd.pk)
+        return dealt, True
+
+
+def close_expired_betting() -> int:
+    """The sweep: close every round whose betting deadline has passed (a lost timer task)."""
+    due = Round.objects.filter(status=S.BETTING, closes_at__lte=timezone.now()).values_list("pk", flat=True)
+    return sum(round_close_betting(round_id=pk, reason="sweep", strict=False) for pk in list(due))
+
+
+def close_betting_when_due(*, round_id: int) -> bool:
+    """The timer task's body: close at closes_at; a timer that fires a moment early waits for it."""
+    rnd = Round.objects.filter(pk=round_id).only("status", "closes_at").first()
+    if rnd is None or rnd.status != S.BETTING:
+        return False
+    early = (rnd.closes_at - timezone.now()).total_seconds()
+    if 0 < early < 2:
+        time.sleep(early)
+    return round_close_betting(round_id=round_id, reason="timer", strict=False)
