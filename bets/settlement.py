@@ -13,7 +13,7 @@ from fractions import Fraction
 from django.db import connection, transaction
 from django.utils import timezone
 
-from studio.money import to_minor
+from studio.money import from_minor, to_minor
 from tables import stream
 from tables.engine import spot_odds_for
 from tables.models import Round
@@ -51,42 +51,79 @@ def round_settle(*, round_id: int) -> bool:
         rnd = Round.objects.select_for_update().filter(pk=round_id).first()
         if rnd is None or rnd.status != Round.Status.FINISHED:
             return False
-        version = rnd.settlement_version + 1
-        outcome = round_deal(rnd).outcome
-        config = round_config(rnd)
-        odds = spot_odds_for(config, outcome)
-        unit = to_minor(config.chip_unit)
-        now = connection.ops.adapt_datetimefield_value(timezone.now())
-        house = house_account(rnd.settings["currency"])
-        status_sql, payout_sql, case_params = _payout_case(odds, unit)
-        with connection.cursor() as cur:
-            if connection.vendor == "postgresql":  # wallets in id order, as every other path locks them
-                cur.execute(f"SELECT id FROM {ACCOUNT} WHERE id IN (SELECT account_id FROM {BET} WHERE round_id = %s "
-                            f"AND status = 'open') ORDER BY id FOR UPDATE", [round_id])
-            cur.execute(f"UPDATE {BET} SET status = {status_sql}, payout = {payout_sql}, settled_at = %s "
-                        f"WHERE round_id = %s AND status = 'open'", case_params + [now, round_id])
-            cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
-                        f"SELECT account_id, payout, 'win', id, round_id, %s, '', %s FROM {BET} "
-                        f"WHERE round_id = %s AND status = 'won'", [version, now, round_id])
-            cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
-                        f"SELECT %s, -SUM(payout), 'win', NULL, %s, %s, 'round payouts', %s FROM {BET} "
-                        f"WHERE round_id = %s AND status = 'won' HAVING SUM(payout) > 0", [house.pk, round_id, version, now, round_id])
-            cur.execute(f"UPDATE {ACCOUNT} SET balance = {ACCOUNT}.balance + s.total FROM (SELECT account_id, SUM(payout) AS total "
-                        f"FROM {BET} WHERE round_id = %s AND status = 'won' GROUP BY account_id) AS s "
-                        f"WHERE {ACCOUNT}.id = s.account_id", [round_id])
-            cur.execute(f"SELECT COUNT(*), COALESCE(SUM(amount), 0), COALESCE(SUM(payout), 0) FROM {BET} "
-                        f"WHERE round_id = %s AND status IN ('won', 'lost')", [round_id])
-            count, staked, paid = cur.fetchone()
-        from studio.money import from_minor
-
-        transition(round_id=round_id, frm=Round.Status.FINISHED, to=Round.Status.SETTLED, action="settled",
-                   data={"version": version, "bets": count, "staked": str(from_minor(staked)), "paid": str(from_minor(paid))},
-                   settled_at=timezone.now(), settlement_version=version, bet_count=count,
-                   total_staked=from_minor(staked), total_paid=from_minor(paid))
-        rnd.refresh_from_db()
-        stream.table_event(rnd.table_id, "round.settled", rnd.pk, winner=rnd.winner, totals=round_totals(rnd))
-        transaction.on_commit(lambda: notify_players(round_id=round_id))
+        _settle(rnd, frm=Round.Status.FINISHED, action="settled")
         return True
+
+
+def round_resettle(*, rnd: Round, actor=None) -> None:
+    """Settle a settled round again after its cards were corrected: the previous wins are reversed
+    and the bets settled afresh, with new entries of a new version (old entries are never edited).
+    The caller holds the round's lock."""
+    assert rnd.status == Round.Status.SETTLED
+    version = rnd.settlement_version + 1
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    house = house_account(rnd.settings["currency"])
+    with connection.cursor() as cur:
+        _lock_wallets(cur, rnd.pk, "('won', 'lost')")
+        reverse_wins(cur, round_id=rnd.pk, house_id=house.pk, version=version, now=now)
+        cur.execute(f"UPDATE {BET} SET status = 'open', payout = 0, settled_at = NULL WHERE round_id = %s AND status IN ('won', 'lost')", [rnd.pk])
+    _settle(rnd, frm=Round.Status.SETTLED, action="resettled", actor=actor, version=version)
+
+
+def reverse_wins(cur, *, round_id: int, house_id: int, version: int, now) -> None:
+    """Take back every win of the round (kind `reversal`, one entry per bet, one for the house)."""
+    cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
+                f"SELECT account_id, -payout, 'reversal', id, round_id, %s, '', %s FROM {BET} "
+                f"WHERE round_id = %s AND status = 'won'", [version, now, round_id])
+    cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
+                f"SELECT %s, SUM(payout), 'reversal', NULL, %s, %s, 'round payouts reversed', %s FROM {BET} "
+                f"WHERE round_id = %s AND status = 'won' HAVING SUM(payout) > 0", [house_id, round_id, version, now, round_id])
+    cur.execute(f"UPDATE {ACCOUNT} SET balance = {ACCOUNT}.balance - s.total FROM (SELECT account_id, SUM(payout) AS total "
+                f"FROM {BET} WHERE round_id = %s AND status = 'won' GROUP BY account_id) AS s "
+                f"WHERE {ACCOUNT}.id = s.account_id", [round_id])
+
+
+def _lock_wallets(cur, round_id: int, statuses: str) -> None:
+    """Lock the round's wallets in id order, as every other path locks them (PostgreSQL; SQLite
+    serialises writers anyway)."""
+    if connection.vendor == "postgresql":
+        cur.execute(f"SELECT id FROM {ACCOUNT} WHERE id IN (SELECT account_id FROM {BET} WHERE round_id = %s "
+                    f"AND status IN {statuses}) ORDER BY id FOR UPDATE", [round_id])
+
+
+def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | None = None) -> None:
+    round_id = rnd.pk
+    version = version or rnd.settlement_version + 1
+    outcome = round_deal(rnd).outcome
+    config = round_config(rnd)
+    odds = spot_odds_for(config, outcome)
+    unit = to_minor(config.chip_unit)
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    house = house_account(rnd.settings["currency"])
+    status_sql, payout_sql, case_params = _payout_case(odds, unit)
+    with connection.cursor() as cur:
+        _lock_wallets(cur, round_id, "('open')")
+        cur.execute(f"UPDATE {BET} SET status = {status_sql}, payout = {payout_sql}, settled_at = %s "
+                    f"WHERE round_id = %s AND status = 'open'", case_params + [now, round_id])
+        cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
+                    f"SELECT account_id, payout, 'win', id, round_id, %s, '', %s FROM {BET} "
+                    f"WHERE round_id = %s AND status = 'won'", [version, now, round_id])
+        cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
+                    f"SELECT %s, -SUM(payout), 'win', NULL, %s, %s, 'round payouts', %s FROM {BET} "
+                    f"WHERE round_id = %s AND status = 'won' HAVING SUM(payout) > 0", [house.pk, round_id, version, now, round_id])
+        cur.execute(f"UPDATE {ACCOUNT} SET balance = {ACCOUNT}.balance + s.total FROM (SELECT account_id, SUM(payout) AS total "
+                    f"FROM {BET} WHERE round_id = %s AND status = 'won' GROUP BY account_id) AS s "
+                    f"WHERE {ACCOUNT}.id = s.account_id", [round_id])
+        cur.execute(f"SELECT COUNT(*), COALESCE(SUM(amount), 0), COALESCE(SUM(payout), 0) FROM {BET} "
+                    f"WHERE round_id = %s AND status IN ('won', 'lost')", [round_id])
+        count, staked, paid = cur.fetchone()
+    staked, paid = from_minor(staked), from_minor(paid)
+    transition(round_id=round_id, frm=frm, to=Round.Status.SETTLED, actor=actor, action=action,
+               data={"version": version, "winner": outcome.winner.value, "bets": count, "staked": str(staked), "paid": str(paid)},
+               settled_at=timezone.now(), settlement_version=version, bet_count=count, total_staked=staked, total_paid=paid)
+    rnd.refresh_from_db()
+    stream.table_event(rnd.table_id, "round.settled", rnd.pk, winner=rnd.winner, totals=round_totals(rnd), version=version)
+    transaction.on_commit(lambda: notify_players(round_id=round_id))
 
 
 def notify_players(*, round_id: int) -> int:

@@ -15,6 +15,7 @@ from . import services
 from .engine import odds, percent4
 from .models import Round, RoundEvent, Table
 from .selectors import round_current, round_detail
+from .snapshot import table_snapshot
 from .serializers import (
     CardSerializer, DealtCardSerializer, JokerSerializer, RoundEventSerializer, RoundSerializer, SpotOddsSerializer,
     TableSerializer,
@@ -115,6 +116,22 @@ class TableCurrentRoundView(APIView):
         if rnd is None:
             raise ApplicationError("No round has been played at this table yet.", code="not_found", status=404)
         return _round_response(rnd.pk)
+
+
+class TableStreamSnapshotView(APIView):
+    """The same snapshot a watcher gets on connect: call it after a gap in `seq` and carry on."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=inline_serializer("StreamSnapshot", {
+        "type": serializers.CharField(), "seq": serializers.IntegerField(), "table": serializers.DictField(),
+        "round": serializers.DictField(allow_null=True), "history": serializers.ListField(child=serializers.DictField()),
+    }))
+    def get(self, request, pk):
+        snapshot = table_snapshot(table_id=pk)
+        if snapshot is None:
+            raise ApplicationError("No such table.", code="not_found", status=404)
+        return Response(snapshot)
 
 
 class RoundDetailView(APIView):

@@ -178,3 +178,36 @@ class RoundEvent(models.Model):
 
     class Meta:
         ordering = ["id"]
+
+
+class Incident(models.Model):
+    """Something went wrong in a round: raised by a dealer or supervisor, resolved by a supervisor."""
+
+    class Kind(models.TextChoices):
+        MISREAD = "misread"
+        WRONG_SIDE = "wrong_side"
+        PROCEDURE = "procedure"
+        EQUIPMENT = "equipment"
+        STREAM = "stream"
+        SETTLEMENT = "settlement"
+        OTHER = "other"
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        RESOLVED = "resolved"
+        VOIDED = "voided"
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="incidents")
+    raised_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    notes = models.JSONField(default=list, blank=True, help_text="[{at, by, text}], oldest first.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    paused_round = models.BooleanField(default=False, help_text="Raising it paused the round.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    resolution = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["status"], condition=Q(status="open"), name="incident_open_idx")]

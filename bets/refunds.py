@@ -1,0 +1,55 @@
+"""Refunds of a voided round: every open or settled bet gets its stake back and every win is
+reversed, set-based and exactly once (the round's lock and status, plus the ledger's unique keys)."""
+from __future__ import annotations
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from studio.money import from_minor
+from tables import stream
+from tables.models import Round
+
+from .ledger import house_account
+from .models import Bet
+from .settlement import ACCOUNT, BET, LEDGER, _lock_wallets, reverse_wins
+
+
+def round_refund_all(*, rnd: Round, version: int) -> dict:
+    """Refund the round's bets as ledger entries of `version`. The caller holds the round's lock and
+    moves the round to `voided` in the same transaction. Returns the totals refunded."""
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    house = house_account(rnd.settings["currency"])
+    with connection.cursor() as cur:
+        _lock_wallets(cur, rnd.pk, "('open', 'won', 'lost')")
+        reverse_wins(cur, round_id=rnd.pk, house_id=house.pk, version=version, now=now)
+        cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
+                    f"SELECT account_id, amount, 'refund', id, round_id, %s, '', %s FROM {BET} "
+                    f"WHERE round_id = %s AND status IN ('open', 'won', 'lost')", [version, now, rnd.pk])
+        cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
+                    f"SELECT %s, -SUM(amount), 'refund', NULL, %s, %s, 'round refunded', %s FROM {BET} "
+                    f"WHERE round_id = %s AND status IN ('open', 'won', 'lost') HAVING SUM(amount) > 0",
+                    [house.pk, rnd.pk, version, now, rnd.pk])
+        cur.execute(f"UPDATE {ACCOUNT} SET balance = {ACCOUNT}.balance + s.total FROM (SELECT account_id, SUM(amount) AS total "
+                    f"FROM {BET} WHERE round_id = %s AND status IN ('open', 'won', 'lost') GROUP BY account_id) AS s "
+                    f"WHERE {ACCOUNT}.id = s.account_id", [rnd.pk])
+        cur.execute(f"SELECT COUNT(*), COALESCE(SUM(amount), 0) FROM {BET} WHERE round_id = %s AND status IN ('open', 'won', 'lost')", [rnd.pk])
+        count, refunded = cur.fetchone()
+        cur.execute(f"UPDATE {BET} SET status = 'refunded', payout = amount, settled_at = %s "
+                    f"WHERE round_id = %s AND status IN ('open', 'won', 'lost')", [now, rnd.pk])
+    round_id = rnd.pk
+    transaction.on_commit(lambda: notify_refunds(round_id=round_id))
+    return {"bets": count, "refunded": str(from_minor(refunded))}
+
+
+def notify_refunds(*, round_id: int) -> int:
+    """After commit: each affected player's refunds and new balance, one personal message each."""
+    per_player: dict[int, dict] = {}
+    rows = Bet.objects.filter(round_id=round_id, status=Bet.Status.REFUNDED).values_list(
+        "player_id", "id", "spot", "amount", "account__balance")
+    for player_id, bet_id, spot, amount, balance in rows.iterator(chunk_size=5000):
+        entry = per_player.setdefault(player_id, {"round": round_id, "bets": [], "refunded": 0, "balance": str(balance)})
+        entry["bets"].append({"bet": bet_id, "spot": spot, "amount": str(amount), "status": "refunded"})
+        entry["refunded"] += amount
+    events = [(pid, "bet.refunded", {**e, "refunded": str(e["refunded"])}) for pid, e in per_player.items()]
+    stream.user_events(events)
+    return len(events)

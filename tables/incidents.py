@@ -1,0 +1,221 @@
+"""Incidents: pause a round, correct its cards, resume it, or void it and refund every bet.
+
+Lock order as everywhere: the round row first (select_for_update), then wallets by id (bets.refunds)."""
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+from django.db import transaction
+from django.utils import timezone
+
+from studio.errors import ApplicationError, invalid
+from studio.scheduling import enqueue_on_commit
+
+from . import stream
+from .engine import EngineError
+from .models import DealtCard, Incident, Round
+from .selectors import round_deal
+from .services import parse_card_field
+from .transitions import audit, transition
+
+S = Round.Status
+PAUSABLE = (S.BETTING, S.DEALING)
+
+
+def _lock(round_id: int) -> Round:
+    rnd = Round.objects.select_for_update().filter(pk=round_id).first()
+    if rnd is None:
+        raise ApplicationError("No such round.", code="not_found", status=404)
+    return rnd
+
+
+def _note(actor, text: str) -> dict:
+    return {"at": timezone.now().isoformat(), "by": actor.username, "text": text}
+
+
+def incident_raise(*, round_id: int, actor, kind: str, notes: str = "") -> Incident:
+    """Raise an incident. A round in betting or dealing is paused (the countdown stops); a finished
+    or settled round is left as it is, for a supervisor to correct and re-settle, or void."""
+    if kind not in Incident.Kind.values:
+        raise invalid("kind", f"Unknown kind {kind!r}: one of {', '.join(Incident.Kind.values)}.")
+    with transaction.atomic():
+        rnd = _lock(round_id)
+        if rnd.status == S.VOIDED:
+            raise ApplicationError("The round was voided: there is nothing left to handle.", code="round_voided")
+        paused = False
+        if rnd.status in PAUSABLE:
+            now = timezone.now()
+            left_ms = max(0, int((rnd.closes_at - now).total_seconds() * 1000)) if rnd.status == S.BETTING else None
+            transition(round_id=rnd.pk, frm=rnd.status, to=S.PAUSED, actor=actor, action="paused",
+                       data={"kind": kind, "betting_left_ms": left_ms}, resume_status=rnd.status, betting_left_ms=left_ms)
+            stream.table_event(rnd.table_id, "round.paused", rnd.pk, kind=kind, betting_left_ms=left_ms)
+            paused = True
+        incident = Incident.objects.create(round=rnd, raised_by=actor, kind=kind, paused_round=paused,
+                                           notes=[_note(actor, notes)] if notes.strip() else [])
+        audit(round_id=rnd.pk, actor=actor, action="incident", frm=rnd.status, to=S.PAUSED if paused else rnd.status,
+              data={"incident": incident.pk, "kind": kind, "notes": notes})
+        return incident
+
+
+def incident_add_note(*, incident_id: int, actor, text: str) -> Incident:
+    if not text.strip():
+        raise invalid("text", "Write something.")
+    with transaction.atomic():
+        incident = Incident.objects.select_for_update().get(pk=incident_id)
+        incident.notes = [*incident.notes, _note(actor, text.strip())]
+        incident.save(update_fields=["notes"])
+        return incident
+
+
+def _open_incident(incident_id: int) -> tuple[Incident, Round]:
+    incident = Incident.objects.filter(pk=incident_id).first()
+    if incident is None:
+        raise ApplicationError("No such incident.", code="not_found", status=404)
+    rnd = _lock(incident.round_id)
+    incident = Incident.objects.select_for_update().get(pk=incident_id)
+    if incident.status != Incident.Status.OPEN:
+        raise ApplicationError(f"This incident is already {incident.status}.", code=f"incident_{incident.status}",
+                               extra={"status": incident.status})
+    return incident, rnd
+
+
+def _close_incident(incident: Incident, *, actor, status: str, resolution: str) -> None:
+    Incident.objects.filter(pk=incident.pk, status=Incident.Status.OPEN).update(
+        status=status, resolved_at=timezone.now(), resolved_by=actor, resolution=resolution)
+
+
+def incident_resume(*, incident_id: int, actor, resolution: str = "") -> Round:
+    """Resolve the incident. A paused round resumes where it was (betting gets its time left back)
+    once no other incident holds it; a dealt match found by a correction finishes the round."""
+    with transaction.atomic():
+        incident, rnd = _open_incident(incident_id)
+        _close_incident(incident, actor=actor, status=Incident.Status.RESOLVED, resolution=resolution or "resumed")
+        others = Incident.objects.filter(round=rnd, status=Incident.Status.OPEN, paused_round=True).exclude(pk=incident.pk)
+        if rnd.status != S.PAUSED or others.exists():
+            audit(round_id=rnd.pk, actor=actor, action="incident_resolved", frm=rnd.status, to=rnd.status,
+                  data={"incident": incident.pk, "resolution": resolution})
+            return rnd
+        to = rnd.resume_status or S.DEALING
+        fields = {"resume_status": "", "betting_left_ms": None}
+        if to == S.BETTING:
+            fields["closes_at"] = timezone.now() + timedelta(milliseconds=rnd.betting_left_ms or 0)
+        transition(round_id=rnd.pk, frm=S.PAUSED, to=to, actor=actor, action="resumed",
+                   data={"incident": incident.pk, "resolution": resolution}, **fields)
+        rnd.refresh_from_db()
+        stream.table_event(rnd.table_id, "round.resumed", rnd.pk, status=to, closes_at=rnd.closes_at.isoformat())
+        if to == S.BETTING:
+            from .tasks import close_betting
+
+            enqueue_on_commit(close_betting, rnd.pk, eta=rnd.closes_at)
+        elif round_deal(rnd).outcome is not None:
+            _finish(rnd, actor=actor)
+        return rnd
+
+
+def _finish(rnd: Round, *, actor) -> None:
+    outcome = round_deal(rnd).outcome
+    transition(round_id=rnd.pk, frm=S.DEALING, to=S.FINISHED, actor=actor, action="finished",
+               data={"winner": outcome.winner.value, "cards_dealt": outcome.cards_dealt, "match": str(outcome.match_card)},
+               winner=outcome.winner.value, cards_dealt=outcome.cards_dealt, finished_at=timezone.now())
+    stream.table_event(rnd.table_id, "round.finished", rnd.pk, winner=outcome.winner.value,
+                       cards_dealt=outcome.cards_dealt, match=str(outcome.match_card))
+    from bets.tasks import settle_round
+
+    enqueue_on_commit(settle_round, rnd.pk)
+
+
+def incident_void(*, incident_id: int, actor, reason: str) -> Round:
+    """Void the round: it can never be settled again, and every bet in it is refunded exactly once."""
+    if not (reason or "").strip():
+        raise invalid("reason", "Say why the round is voided (players and auditors will read it).")
+    from bets.refunds import round_refund_all
+
+    with transaction.atomic():
+        incident, rnd = _open_incident(incident_id)
+        if rnd.status == S.VOIDED:
+            raise ApplicationError("The round is already voided.", code="round_voided")
+        version = rnd.settlement_version + 1
+        totals = round_refund_all(rnd=rnd, version=version)
+        transition(round_id=rnd.pk, frm=rnd.status, to=S.VOIDED, actor=actor, action="voided",
+                   data={"incident": incident.pk, "reason": reason, **totals}, settlement_version=version,
+                   resume_status="", betting_left_ms=None, bet_count=totals["bets"],
+                   total_staked=Decimal(totals["refunded"]), total_paid=Decimal(totals["refunded"]))
+        _close_incident(incident, actor=actor, status=Incident.Status.VOIDED, resolution=reason)
+        Incident.objects.filter(round=rnd, status=Incident.Status.OPEN).update(
+            status=Incident.Status.VOIDED, resolved_at=timezone.now(), resolved_by=actor, resolution=f"round voided: {reason}")
+        stream.table_event(rnd.table_id, "round.voided", rnd.pk, reason=reason, **totals)
+        rnd.refresh_from_db()
+        return rnd
+
+
+def _correctable(rnd: Round) -> None:
+    if rnd.status in (S.PAUSED, S.FINISHED, S.SETTLED):
+        if rnd.status != S.PAUSED and not Incident.objects.filter(round=rnd, status=Incident.Status.OPEN).exists():
+            raise ApplicationError("Raise an incident on this round before correcting it.", code="no_open_incident")
+        return
+    raise ApplicationError(f"Cards can be corrected only while the round is paused, or after it (it is {rnd.status}).",
+                           code=f"round_{rnd.status}")
+
+
+def _recheck(rnd: Round, cards: list[str]) -> object:
+    """The corrected cards must still be a legal deal; a finished round must still be finished."""
+    try:
+        deal = round_deal(rnd, cards)
+    except EngineError as exc:
+        raise ApplicationError(f"That correction is not a legal deal: {exc}", code="illegal_correction") from None
+    if rnd.status in (S.FINISHED, S.SETTLED) and deal.outcome is None:
+        raise ApplicationError("After that correction no card matches the joker: void the round instead.", code="illegal_correction")
+    return deal
+
+
+def card_replace(*, round_id: int, position: int, card: str, actor) -> Round:
+    """Replace a misread card; its side stays what the rules say for its position."""
+    card = parse_card_field("card", card)
+    with transaction.atomic():
+        rnd = _lock(round_id)
+        _correctable(rnd)
+        rows = list(DealtCard.objects.filter(round=rnd).order_by("position"))
+        target = next((c for c in rows if c.position == position), None)
+        if target is None:
+            raise invalid("position", f"No card at position {position} (cards dealt: {len(rows)}).")
+        cards = [card if c.position == position else c.card for c in rows]
+        deal = _recheck(rnd, cards)
+        if rnd.status == S.PAUSED and deal.outcome is not None and position != len(rows):
+            raise ApplicationError("That card would match the joker before the last card dealt.", code="illegal_correction")
+        before = target.card
+        DealtCard.objects.filter(pk=target.pk).update(card=card)
+        return _corrected(rnd, actor=actor, deal=deal, data={"action": "replace", "position": position, "before": before, "after": card})
+
+
+def card_remove_last(*, round_id: int, actor) -> Round:
+    """Remove the last dealt card (e.g. a double scan) while the round is paused."""
+    with transaction.atomic():
+        rnd = _lock(round_id)
+        if rnd.status != S.PAUSED:
+            raise ApplicationError("The last card can be removed only while the round is paused.", code=f"round_{rnd.status}")
+        last = DealtCard.objects.filter(round=rnd).order_by("-position").first()
+        if last is None:
+            raise ApplicationError("No card has been dealt in this round.", code="no_cards")
+        cards = list(DealtCard.objects.filter(round=rnd).exclude(pk=last.pk).order_by("position").values_list("card", flat=True))
+        deal = _recheck(rnd, cards)
+        last.delete()
+        return _corrected(rnd, actor=actor, deal=deal, data={"action": "remove_last", "position": last.position, "before": last.card, "after": None})
+
+
+def _corrected(rnd: Round, *, actor, deal, data: dict) -> Round:
+    outcome = deal.outcome
+    fields = {"cards_dealt": len(deal.cards)}
+    if rnd.status in (S.FINISHED, S.SETTLED):
+        fields.update(winner=outcome.winner.value, cards_dealt=outcome.cards_dealt)
+    Round.objects.filter(pk=rnd.pk).update(**fields)
+    audit(round_id=rnd.pk, actor=actor, action="corrected", frm=rnd.status, to=rnd.status, data=data)
+    cards = [{"position": i + 1, "side": deal.side_of(i + 1).value, "card": str(c)} for i, c in enumerate(deal.cards)]
+    stream.table_event(rnd.table_id, "round.corrected", rnd.pk, cards=cards, winner=fields.get("winner"), **data)
+    rnd.refresh_from_db()
+    if rnd.status == S.SETTLED:
+        from bets.settlement import round_resettle
+
+        round_resettle(rnd=rnd, actor=actor)
+        rnd.refresh_from_db()
+    return rnd

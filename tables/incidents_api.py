@@ -1,0 +1,244 @@
+"""The incidents API (the supervisor console calls exactly these, with the same checks)."""
+import csv
+
+from django.db.models import Count, Q, Sum
+from django.http import StreamingHttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from studio.errors import ApplicationError
+from studio.roles import IsDealer, IsSupervisor
+
+from . import incidents
+from .models import Incident, Round
+from .selectors import round_detail
+from .serializers import RoundSerializer
+
+
+class IncidentSerializer(serializers.ModelSerializer):
+    raised_by = serializers.CharField(source="raised_by.username")
+    resolved_by = serializers.CharField(source="resolved_by.username", default=None, allow_null=True)
+    table = serializers.IntegerField(source="round.table_id")
+    round_status = serializers.CharField(source="round.status")
+
+    class Meta:
+        model = Incident
+        fields = ["id", "round", "table", "round_status", "kind", "status", "notes", "paused_round", "raised_by",
+                  "created_at", "resolved_at", "resolved_by", "resolution"]
+
+
+class RaiseInput(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=Incident.Kind.choices)
+    notes = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+
+
+class NoteInput(serializers.Serializer):
+    text = serializers.CharField(max_length=2000)
+
+
+class VoidInput(serializers.Serializer):
+    reason = serializers.CharField(max_length=500)
+
+
+class ResumeInput(serializers.Serializer):
+    resolution = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+
+
+class ReplaceInput(serializers.Serializer):
+    position = serializers.IntegerField(min_value=1, max_value=49)
+    card = serializers.CharField(max_length=16)
+
+
+def _incident(incident_id, code=status.HTTP_200_OK):
+    obj = Incident.objects.select_related("raised_by", "resolved_by", "round").get(pk=incident_id)
+    return Response(IncidentSerializer(obj).data, status=code)
+
+
+def _input(serializer_class, request):
+    data = serializer_class(data=request.data)
+    data.is_valid(raise_exception=True)
+    return data.validated_data
+
+
+def _exists(model, pk):
+    if not model.objects.filter(pk=pk).exists():
+        raise ApplicationError(f"No such {model._meta.verbose_name}.", code="not_found", status=404)
+
+
+class RoundIncidentsView(APIView):
+    permission_classes = [IsAuthenticated, IsDealer]
+
+    @extend_schema(responses=IncidentSerializer(many=True))
+    def get(self, request, pk):
+        _exists(Round, pk)
+        rows = Incident.objects.filter(round_id=pk).select_related("raised_by", "resolved_by", "round")
+        return Response(IncidentSerializer(rows, many=True).data)
+
+    @extend_schema(request=RaiseInput, responses={201: IncidentSerializer})
+    def post(self, request, pk):
+        _exists(Round, pk)
+        data = _input(RaiseInput, request)
+        incident = incidents.incident_raise(round_id=pk, actor=request.user, kind=data["kind"], notes=data["notes"])
+        return _incident(incident.pk, status.HTTP_201_CREATED)
+
+
+class IncidentListView(APIView):
+    """Supervisors: incidents, newest first; ?status=open, ?q= searches notes, kind, table name, round id."""
+
+    permission_classes = [IsAuthenticated, IsSupervisor]
+
+    @extend_schema(parameters=[OpenApiParameter("status", str), OpenApiParameter("q", str)], responses=IncidentSerializer(many=True))
+    def get(self, request):
+        rows = Incident.objects.select_related("raised_by", "resolved_by", "round", "round__table").order_by("-id")
+        if request.query_params.get("status"):
+            rows = rows.filter(status=request.query_params["status"])
+        q = (request.query_params.get("q") or "").strip()
+        if q:
+            cond = Q(kind__icontains=q) | Q(notes__icontains=q) | Q(round__table__name__icontains=q) | Q(resolution__icontains=q)
+            if q.isdigit():
+                cond |= Q(round_id=int(q)) | Q(pk=int(q))
+            rows = rows.filter(cond)
+        return Response(IncidentSerializer(rows[:200], many=True).data)
+
+
+class IncidentDetailView(APIView):
+    """An incident with its round: cards, bet totals per spot, players."""
+
+    permission_classes = [IsAuthenticated, IsDealer]
+
+    @extend_schema(responses=IncidentSerializer)
+    def get(self, request, pk):
+        _exists(Incident, pk)
+        from bets.models import Bet
+
+        body = _incident(pk).data
+        rnd = Round.objects.select_related("dealer").get(pk=body["round"])
+        bets = Bet.objects.filter(round=rnd).exclude(status=Bet.Status.CANCELLED)
+        body["round_detail"] = RoundSerializer(round_detail(rnd)).data
+        body["bets_per_spot"] = [
+            {"spot": r["spot"], "count": r["n"], "staked": str(r["staked"]), "paid": str(r["paid"])}
+            for r in bets.order_by().values("spot").annotate(n=Count("id"), staked=Sum("amount"), paid=Sum("payout")).order_by("spot")
+        ]
+        body["players"] = [
+            {"player": r["player__username"], "bets": r["n"], "staked": str(r["staked"])}
+            for r in bets.order_by().values("player__username").annotate(n=Count("id"), staked=Sum("amount")).order_by("player__username")[:500]
+        ]
+        return Response(body)
+
+
+class IncidentNoteView(APIView):
+    permission_classes = [IsAuthenticated, IsDealer]
+
+    @extend_schema(request=NoteInput, responses=IncidentSerializer)
+    def post(self, request, pk):
+        _exists(Incident, pk)
+        incidents.incident_add_note(incident_id=pk, actor=request.user, text=_input(NoteInput, request)["text"])
+        return _incident(pk)
+
+
+class IncidentResumeView(APIView):
+    permission_classes = [IsAuthenticated, IsSupervisor]
+
+    @extend_schema(request=ResumeInput, responses=IncidentSerializer)
+    def post(self, request, pk):
+        _exists(Incident, pk)
+        incidents.incident_resume(incident_id=pk, actor=request.user, resolution=_input(ResumeInput, request)["resolution"])
+        return _incident(pk)
+
+
+class IncidentVoidView(APIView):
+    permission_classes = [IsAuthenticated, IsSupervisor]
+
+    @extend_schema(request=VoidInput, responses=IncidentSerializer)
+    def post(self, request, pk):
+        _exists(Incident, pk)
+        incidents.incident_void(incident_id=pk, actor=request.user, reason=_input(VoidInput, request)["reason"])
+        return _incident(pk)
+
+
+class CardReplaceView(APIView):
+    permission_classes = [IsAuthenticated, IsSupervisor]
+
+    @extend_schema(request=ReplaceInput, responses=RoundSerializer)
+    def post(self, request, pk):
+        _exists(Round, pk)
+        data = _input(ReplaceInput, request)
+        rnd = incidents.card_replace(round_id=pk, position=data["position"], card=data["card"], actor=request.user)
+        return Response(RoundSerializer(round_detail(rnd)).data)
+
+
+class CardRemoveLastView(APIView):
+    permission_classes = [IsAuthenticated, IsSupervisor]
+
+    @extend_schema(request=None, responses=RoundSerializer)
+    def post(self, request, pk):
+        _exists(Round, pk)
+        rnd = incidents.card_remove_last(round_id=pk, actor=request.user)
+        return Response(RoundSerializer(round_detail(rnd)).data)
+
+
+def _round_rows(params):
+    rows = Round.objects.select_related("table", "dealer").annotate(incident_count=Count("incidents")).order_by("-id")
+    if params.get("table"):
+        rows = rows.filter(table_id=params["table"])
+    if params.get("status"):
+        rows = rows.filter(status=params["status"])
+    q = (params.get("q") or "").strip()
+    if q:
+        cond = Q(table__name__icontains=q) | Q(joker__iexact=q) | Q(winner__iexact=q) | Q(dealer__username__icontains=q)
+        if q.isdigit():
+            cond |= Q(pk=int(q))
+        rows = rows.filter(cond)
+    return rows
+
+
+ROUND_COLUMNS = ["id", "table", "status", "joker", "first_side", "winner", "cards_dealt", "opened_at", "finished_at",
+                 "settled_at", "bets", "staked", "paid", "house_result", "incidents", "dealer"]
+
+
+def _round_row(r: Round) -> list:
+    return [r.pk, r.table.name, r.status, r.joker, r.first_side, r.winner, r.cards_dealt, r.opened_at.isoformat(),
+            r.finished_at.isoformat() if r.finished_at else "", r.settled_at.isoformat() if r.settled_at else "",
+            r.bet_count, str(r.total_staked), str(r.total_paid), str(r.total_staked - r.total_paid), r.incident_count,
+            r.dealer.username if r.dealer else ""]
+
+
+class RoundHistoryView(APIView):
+    """Supervisors: searchable history of rounds (?q=, ?table=, ?status=), newest first, with totals."""
+
+    permission_classes = [IsAuthenticated, IsSupervisor]
+
+    @extend_schema(parameters=[OpenApiParameter("q", str), OpenApiParameter("table", int), OpenApiParameter("status", str)],
+                   responses=serializers.ListSerializer(child=serializers.DictField()))
+    def get(self, request):
+        rows = _round_rows(request.query_params)[:200]
+        return Response([dict(zip(ROUND_COLUMNS, _round_row(r), strict=True)) for r in rows])
+
+
+class _Echo:
+    def write(self, value):
+        return value
+
+
+class RoundExportView(APIView):
+    """Supervisors: every round matching the same filters, as CSV, streamed."""
+
+    permission_classes = [IsAuthenticated, IsSupervisor]
+
+    @extend_schema(parameters=[OpenApiParameter("q", str), OpenApiParameter("table", int), OpenApiParameter("status", str)],
+                   responses={(200, "text/csv"): str})
+    def get(self, request):
+        writer = csv.writer(_Echo())
+        rows = _round_rows(request.query_params).iterator(chunk_size=2000)
+
+        def lines():
+            yield writer.writerow(ROUND_COLUMNS)
+            for r in rows:
+                yield writer.writerow(_round_row(r))
+
+        response = StreamingHttpResponse(lines(), content_type="text/csv")
+        response["Content-Disposition"] = 'attachment; filename="rounds.csv"'
+        return response
