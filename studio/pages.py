@@ -14,7 +14,9 @@ def home(request):
     if not request.user.is_authenticated:
         return redirect("login")
     roles = roles_of(request.user)
-    if SUPERVISOR in roles or DEALER in roles:
+    if SUPERVISOR in roles:
+        return redirect("supervisor")
+    if DEALER in roles:
         return redirect("console")
     table = Table.objects.order_by("id").first()
     if PLAYER in roles and table is not None:
@@ -31,6 +33,13 @@ def console(request):
     if not has_role(request.user, DEALER, SUPERVISOR):
         return HttpResponseForbidden(render(request, "forbidden.html", {"what": "the dealer console"}).content)
     return render(request, "console.html", {"tables": Table.objects.all(), "token": _token(request.user)})
+
+
+@login_required
+def supervisor(request):
+    if not has_role(request.user, SUPERVISOR):
+        return HttpResponseForbidden(render(request, "forbidden.html", {"what": "the supervisor console"}).content)
+    return render(request, "supervisor.html", {"tables": Table.objects.all(), "token": _token(request.user)})
 
 
 def play(request, pk):

@@ -10,6 +10,7 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(template_name="login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("console/", pages.console, name="console"),
+    path("supervisor/", pages.supervisor, name="supervisor"),
     path("play/tables/<int:pk>/", pages.play, name="play"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
