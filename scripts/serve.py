@@ -22,17 +22,23 @@ def main() -> int:
     parser.add_argument("--port", default="8000")
     parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_WORKERS", "1")))
     parser.add_argument("--no-celery", action="store_true", help="Do not start the Celery worker and beat.")
+    parser.add_argument("--no-virtual-dealer", action="store_true", help="Do not run the virtual dealer loop.")
     args = parser.parse_args()
     redis = bool(os.environ.get("REDIS_URL"))
     workers = args.workers if redis else 1
     py = sys.executable
     commands = [[py, "-m", "uvicorn", "studio.asgi:application", "--host", args.host, "--port", str(args.port),
                  "--workers", str(workers), "--ws-per-message-deflate", "false", "--no-access-log", "--lifespan", "off"]]
+    env = dict(os.environ)
+    if not args.no_virtual_dealer and not redis:
+        env["VIRTUAL_DEALER_THREAD"] = "1"  # embedded: the loop runs inside the one server process
+    if redis and not args.no_virtual_dealer:
+        commands.append([py, "manage.py", "virtual_dealer"])
     if redis and not args.no_celery:
         commands.append([py, "-m", "celery", "-A", "studio", "worker", "-l", "warning", "--concurrency", "2", "-n", f"studio-{os.getpid()}@%h"])
         commands.append([py, "-m", "celery", "-A", "studio", "beat", "-l", "warning", "-s", str(ROOT / ".venv" / "celerybeat-schedule")])
     print(f"Serving on http://{args.host}:{args.port}/ ({'Redis + Celery' if redis else 'embedded mode'}); Ctrl-C stops everything.", flush=True)
-    procs = [subprocess.Popen(cmd, cwd=ROOT, start_new_session=True) for cmd in commands]
+    procs = [subprocess.Popen(cmd, cwd=ROOT, start_new_session=True, env=env if i == 0 else os.environ) for i, cmd in enumerate(commands)]
 
     def stop(*_):
         for p in procs:

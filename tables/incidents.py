@@ -91,7 +91,9 @@ def incident_resume(*, incident_id: int, actor, resolution: str = "") -> Round:
     with transaction.atomic():
         incident, rnd = _open_incident(incident_id)
         _close_incident(incident, actor=actor, status=Incident.Status.RESOLVED, resolution=resolution or "resumed")
-        others = Incident.objects.filter(round=rnd, status=Incident.Status.OPEN, paused_round=True).exclude(pk=incident.pk)
+        # Every other open incident of a paused round holds it: the one that paused it, and any raised
+        # while it was paused (those have paused_round=False, the round being paused already).
+        others = Incident.objects.filter(round=rnd, status=Incident.Status.OPEN).exclude(pk=incident.pk)
         if rnd.status != S.PAUSED or others.exists():
             audit(round_id=rnd.pk, actor=actor, action="incident_resolved", frm=rnd.status, to=rnd.status,
                   data={"incident": incident.pk, "resolution": resolution})

@@ -41,6 +41,10 @@ class Table(models.Model):
     max_bet = MoneyField(default=Decimal("500"))
     allow_both_sides = models.BooleanField(default=False)
     betting_seconds = models.PositiveIntegerField(default=15)
+    # Virtual dealer (tables.virtual): the server shuffles, opens, closes and deals at this pace.
+    virtual_dealer = models.BooleanField(default=False)
+    deal_interval_ms = models.PositiveIntegerField(default=1200, help_text="Virtual dealer: pause between two cards.")
+    round_gap_ms = models.PositiveIntegerField(default=4000, help_text="Virtual dealer: pause between two rounds.")
     # Last sequence number sent on the table's live stream (tables.stream).
     stream_seq = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -121,6 +125,11 @@ class Round(models.Model):
     # Incidents: the status to go back to, and the betting time left, while paused.
     resume_status = models.CharField(max_length=10, blank=True, default="")
     betting_left_ms = models.PositiveIntegerField(null=True, blank=True)
+    # Virtual dealer fairness: SHA-256 of "salt:pack" published at opening; salt and pack revealed
+    # once the round is over (pack = the joker then the cards in dealing order, canonical codes).
+    commitment = models.CharField(max_length=64, blank=True, default="")
+    pack = models.TextField(blank=True, default="")
+    salt = models.CharField(max_length=64, blank=True, default="")
     # Settlement (bets.services.settlement); version grows with every (re-)settlement and void.
     settlement_version = models.PositiveIntegerField(default=0)
     settled_at = models.DateTimeField(null=True, blank=True)

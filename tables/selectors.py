@@ -68,7 +68,23 @@ def round_detail(rnd: Round) -> dict:
     }
     if rnd.status == Round.Status.SETTLED:
         data["totals"] = round_totals(rnd)
+    if rnd.commitment:
+        data["fairness"] = round_fairness(rnd)
     return data
+
+
+OVER = (Round.Status.FINISHED, Round.Status.SETTLED, Round.Status.VOIDED)
+
+
+def round_fairness(rnd: Round) -> dict:
+    """The commitment always; the salt and the pack only once the round is over."""
+    revealed = rnd.status in OVER
+    return {
+        "commitment": rnd.commitment,
+        "salt": rnd.salt if revealed else None,
+        "pack": rnd.pack if revealed else None,
+        "check": 'python3 -c "import hashlib,sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest())" "SALT:PACK"',
+    }
 
 
 def round_totals(rnd: Round) -> dict:

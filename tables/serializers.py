@@ -95,6 +95,7 @@ class RoundSerializer(serializers.Serializer):
     settings = serializers.DictField()
     dealer = serializers.CharField(allow_null=True)
     totals = serializers.DictField(required=False)
+    fairness = serializers.DictField(required=False, help_text="Virtual dealer: commitment; salt and pack once the round is over.")
 
 
 class RoundEventSerializer(serializers.Serializer):

@@ -38,11 +38,14 @@ def _refuse_not_open(rnd: Round, doing: str):
     raise ApplicationError(f"Cannot {doing}: {messages.get(rnd.status, rnd.status)}", code=f"round_{rnd.status}", extra={"status": rnd.status})
 
 
-def round_open(*, table_id: int, joker: str, dealer) -> Round:
+def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = None) -> Round:
+    """Open betting with the joker face up. `fairness` (virtual dealer): commitment, pack and salt."""
     joker = parse_card_field("joker", joker)
     try:
         with transaction.atomic():
             table = Table.objects.select_for_update().get(pk=table_id)
+            if table.virtual_dealer and fairness is None:
+                raise ApplicationError("The virtual dealer runs this table: a person cannot open its rounds.", code="virtual_table")
             current = Round.objects.filter(table=table, status__in=Round.OPEN_STATUSES).first()
             if current is not None:
                 raise ApplicationError(
@@ -54,7 +57,7 @@ def round_open(*, table_id: int, joker: str, dealer) -> Round:
             now = timezone.now()
             rnd = Round.objects.create(
                 table=table, settings=table.snapshot(), joker=joker, first_side=first_side, status=S.BETTING,
-                opened_at=now, closes_at=now + timedelta(seconds=table.betting_seconds), dealer=dealer,
+                opened_at=now, closes_at=now + timedelta(seconds=table.betting_seconds), dealer=dealer, **(fairness or {}),
             )
             audit(round_id=rnd.pk, actor=dealer, action="opened", to=S.BETTING, data={"joker": joker, "settings": rnd.settings})
             from .tasks import close_betting
@@ -63,6 +66,7 @@ def round_open(*, table_id: int, joker: str, dealer) -> Round:
             stream.table_event(
                 table.pk, "round.opened", rnd.pk, joker=joker, first_side=first_side,
                 closes_at=rnd.closes_at.isoformat(), betting_seconds=table.betting_seconds, spots=round_spots(rnd),
+                commitment=rnd.commitment or None,
             )
             return rnd
     except IntegrityError:  # the partial unique index caught a race between two opens

@@ -25,12 +25,15 @@ class Command(BaseCommand):
                 continue
             args = [name, "--role", role, "--password", DEMO_PASSWORD] + (["--chips", chips] if chips else [])
             call_command("studio_user", *args, stdout=self.stdout)
-        table, created = Table.objects.get_or_create(name="Demo table", defaults={"betting_seconds": 15})
+        table, _ = Table.objects.get_or_create(
+            name="Virtual table", defaults={"betting_seconds": 12, "virtual_dealer": True, "deal_interval_ms": 1200, "round_gap_ms": 5000})
+        Table.objects.get_or_create(name="Studio table", defaults={"betting_seconds": 15})
         Table.objects.get_or_create(
             name="Play-chips table",
             defaults={"card_count_paytable": "play", "chip_unit": 1, "min_bet": 10, "max_bet": 500, "betting_seconds": 20},
         )
         self.stdout.write("Demo logins (password demo-pass): dealer, supervisor, alice, bob, carol")
         self.stdout.write(f"Dealer console:  http://127.0.0.1:8000/console/")
-        self.stdout.write(f"Player page:     http://127.0.0.1:8000/play/tables/{table.pk}/")
+        self.stdout.write(f"Player page:     http://127.0.0.1:8000/play/tables/{table.pk}/  (the virtual dealer deals here)")
+        self.stdout.write("Supervisor:      http://127.0.0.1:8000/supervisor/")
         self.stdout.write("API docs:        http://127.0.0.1:8000/api/docs/   Admin: http://127.0.0.1:8000/admin/ (supervisor)")

@@ -1,0 +1,16 @@
+"""Run the virtual dealer loop for every table with virtual_dealer on (one process is enough;
+a second one is harmless). With REDIS_URL its broadcasts reach every server process."""
+from django.core.management.base import BaseCommand
+
+from tables import virtual
+
+
+class Command(BaseCommand):
+    help = "Run the virtual dealer for every virtual table until interrupted."
+
+    def handle(self, **options):
+        self.stdout.write("virtual dealer running; Ctrl-C stops it")
+        try:
+            virtual.run()
+        except KeyboardInterrupt:
+            pass
