@@ -123,6 +123,9 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
                settled_at=timezone.now(), settlement_version=version, bet_count=count, total_staked=staked, total_paid=paid)
     rnd.refresh_from_db()
     stream.table_event(rnd.table_id, "round.settled", rnd.pk, winner=rnd.winner, totals=round_totals(rnd), version=version)
+    from tables.matches import on_round_settled
+
+    on_round_settled(rnd)
     transaction.on_commit(lambda: notify_players(round_id=round_id))
 
 

@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from studio.errors import ApplicationError
-from studio.roles import IsDealer, IsSupervisor
+from studio.roles import SUPERVISOR, IsDealer, IsSupervisor, has_role
 
 from . import services
 from .engine import odds, percent4
@@ -48,10 +48,15 @@ class ReadAnyoneWriteSupervisor(IsSupervisor):
 
 
 class TableListView(generics.ListCreateAPIView):
-    queryset = Table.objects.all()
+    """The studio's tables; private match tables are listed to supervisors only."""
+
     serializer_class = TableSerializer
     permission_classes = [ReadAnyoneWriteSupervisor]
     pagination_class = None
+
+    def get_queryset(self):
+        rows = Table.objects.all()
+        return rows if has_role(self.request.user, SUPERVISOR) else rows.filter(is_private=False)
 
 
 class TableDetailView(generics.RetrieveUpdateAPIView):

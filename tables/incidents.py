@@ -148,6 +148,9 @@ def incident_void(*, incident_id: int, actor, reason: str) -> Round:
             status=Incident.Status.VOIDED, resolved_at=timezone.now(), resolved_by=actor, resolution=f"round voided: {reason}")
         stream.table_event(rnd.table_id, "round.voided", rnd.pk, reason=reason, **totals)
         rnd.refresh_from_db()
+        from .matches import on_round_voided
+
+        on_round_voided(rnd)
         return rnd
 
 

@@ -41,6 +41,8 @@ class Table(models.Model):
     max_bet = MoneyField(default=Decimal("500"))
     allow_both_sides = models.BooleanField(default=False)
     betting_seconds = models.PositiveIntegerField(default=15)
+    # A private table (a friends' match) is listed only to its players and supervisors.
+    is_private = models.BooleanField(default=False)
     # Virtual dealer (tables.virtual): the server shuffles, opens, closes and deals at this pace.
     virtual_dealer = models.BooleanField(default=False)
     deal_interval_ms = models.PositiveIntegerField(default=1200, help_text="Virtual dealer: pause between two cards.")
@@ -220,3 +222,51 @@ class Incident(models.Model):
     class Meta:
         ordering = ["-id"]
         indexes = [models.Index(fields=["status"], condition=Q(status="open"), name="incident_open_idx")]
+
+
+class Match(models.Model):
+    """A game of several rounds among friends on a private virtual table (RULES.md, "Matches")."""
+
+    class Scoring(models.TextChoices):
+        CHIPS = "chips"
+        POINTS = "points"
+
+    class Status(models.TextChoices):
+        LOBBY = "lobby"
+        RUNNING = "running"
+        FINISHED = "finished"
+
+    table = models.OneToOneField(Table, on_delete=models.PROTECT, related_name="match")
+    code = models.CharField(max_length=6, unique=True)
+    scoring = models.CharField(max_length=6, choices=Scoring.choices, default=Scoring.CHIPS)
+    rounds_total = models.PositiveSmallIntegerField(default=20)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.LOBBY)
+    created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    rounds_played = models.PositiveSmallIntegerField(default=0)
+    result = models.JSONField(default=dict, blank=True, help_text="{ranking: [...], winners: [...], shared, draw, early}")
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [models.CheckConstraint(condition=Q(rounds_total__in=[10, 20, 30]), name="match_rounds_10_20_30")]
+
+    @property
+    def currency(self) -> str:
+        return f"M{self.pk}"
+
+
+class MatchPlayer(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="players")
+    user = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    joined_at = models.DateTimeField(auto_now_add=True)
+    points = models.PositiveSmallIntegerField(default=0)
+    # The round this player has finished betting in (bet or sat out), if it is the current one.
+    done_round = models.ForeignKey(Round, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    # Score after each counted round: [{round, n, chips, points}], oldest first.
+    history = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["match", "user"], name="match_player_once")]

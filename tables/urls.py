@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api, incidents_api as inc
+from . import api, incidents_api as inc, matches_api as mat
 
 urlpatterns = [
     path("auth/token/", api.TokenObtainView.as_view(), name="auth-token"),
@@ -19,6 +19,12 @@ urlpatterns = [
     path("rounds/<int:pk>/corrections/remove-last/", inc.CardRemoveLastView.as_view(), name="round-card-remove-last"),
     path("rounds/", inc.RoundHistoryView.as_view(), name="round-history"),
     path("rounds/export.csv", inc.RoundExportView.as_view(), name="round-export"),
+    path("matches/", mat.MatchListView.as_view(), name="match-list"),
+    path("matches/join/", mat.MatchJoinView.as_view(), name="match-join"),
+    path("matches/<int:pk>/", mat.MatchDetailView.as_view(), name="match-detail"),
+    path("matches/<int:pk>/start/", mat.MatchStartView.as_view(), name="match-start"),
+    path("matches/<int:pk>/bet/", mat.MatchBetView.as_view(), name="match-bet"),
+    path("matches/<int:pk>/sit-out/", mat.MatchSitOutView.as_view(), name="match-sit-out"),
     path("incidents/", inc.IncidentListView.as_view(), name="incident-list"),
     path("incidents/<int:pk>/", inc.IncidentDetailView.as_view(), name="incident-detail"),
     path("incidents/<int:pk>/notes/", inc.IncidentNoteView.as_view(), name="incident-notes"),

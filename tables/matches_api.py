@@ -1,0 +1,138 @@
+"""The matches API: create, join by code, start, bet or sit out, and the state of a match."""
+from decimal import Decimal
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from studio.errors import ApplicationError
+from studio.roles import SUPERVISOR, has_role
+
+from . import matches
+from .models import Match, MatchPlayer, Round
+
+
+class CreateInput(serializers.Serializer):
+    scoring = serializers.ChoiceField(choices=Match.Scoring.choices, default=Match.Scoring.CHIPS)
+    rounds = serializers.ChoiceField(choices=[10, 20, 30], default=20)
+    betting_seconds = serializers.IntegerField(required=False, min_value=5, max_value=120)
+
+
+class JoinInput(serializers.Serializer):
+    code = serializers.CharField(max_length=12)
+
+
+class BetItem(serializers.Serializer):
+    spot = serializers.CharField(max_length=16)
+    amount = serializers.CharField(max_length=24)
+
+
+class BetInput(serializers.Serializer):
+    bets = BetItem(many=True, allow_empty=False)
+
+
+def match_state(match: Match, user) -> dict:
+    """Everything a match page needs, from one call."""
+    money = matches.balances(match)
+    players = list(MatchPlayer.objects.filter(match=match).select_related("user"))
+    current = Round.objects.filter(table_id=match.table_id).order_by("-id").first()
+    me = next((p for p in players if p.user_id == user.pk), None)
+    return {
+        "id": match.pk, "code": match.code, "table": match.table_id, "scoring": match.scoring,
+        "rounds": match.rounds_total, "rounds_played": match.rounds_played, "status": match.status,
+        "created_by": match.created_by.username, "started_at": match.started_at, "finished_at": match.finished_at,
+        "currency": match.currency, "result": match.result or None,
+        "current_round": {"id": current.pk, "status": current.status} if current else None,
+        "players": [
+            {"player": p.user.username, "chips": str(money.get(p.user_id, Decimal(0))), "points": p.points,
+             "watching": match.status == Match.Status.RUNNING and money.get(p.user_id, Decimal(0)) <= 0,
+             "done": bool(current and p.done_round_id == current.pk), "history": p.history}
+            for p in players
+        ],
+        "me": None if me is None else {
+            "player": user.username, "chips": str(money.get(user.pk, Decimal(0))), "points": me.points,
+            "done": bool(current and me.done_round_id == current.pk), "proposal": matches.proposal(match=match, user=user),
+        },
+    }
+
+
+def _visible(pk, user) -> Match:
+    match = Match.objects.select_related("created_by").filter(pk=pk).first()
+    if match is None:
+        raise ApplicationError("No such match.", code="not_found", status=404)
+    if not has_role(user, SUPERVISOR) and not MatchPlayer.objects.filter(match=match, user=user).exists():
+        raise ApplicationError("You are not in this match: join it with its code.", code="permission_denied", status=403)
+    return match
+
+
+STATE = serializers.DictField()
+
+
+class MatchListView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=serializers.ListSerializer(child=STATE))
+    def get(self, request):
+        rows = Match.objects.select_related("created_by").order_by("-id")
+        if not has_role(request.user, SUPERVISOR):
+            rows = rows.filter(players__user=request.user)
+        return Response([match_state(m, request.user) for m in rows[:50]])
+
+    @extend_schema(request=CreateInput, responses={201: STATE})
+    def post(self, request):
+        data = CreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        match = matches.match_create(creator=request.user, scoring=v["scoring"], rounds_total=int(v["rounds"]),
+                                     betting_seconds=v.get("betting_seconds"))
+        return Response(match_state(match, request.user), status=status.HTTP_201_CREATED)
+
+
+class MatchJoinView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=JoinInput, responses=STATE)
+    def post(self, request):
+        data = JoinInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        match = matches.match_join(code=data.validated_data["code"], user=request.user)
+        return Response(match_state(match, request.user))
+
+
+class MatchDetailView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=STATE)
+    def get(self, request, pk):
+        return Response(match_state(_visible(pk, request.user), request.user))
+
+
+class MatchStartView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=STATE)
+    def post(self, request, pk):
+        _visible(pk, request.user)
+        return Response(match_state(matches.match_start(match_id=pk, actor=request.user), request.user))
+
+
+class MatchBetView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=BetInput, responses={201: STATE})
+    def post(self, request, pk):
+        data = BetInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        matches.match_bet(match_id=pk, user=request.user, bets=[dict(b) for b in data.validated_data["bets"]])
+        return Response(match_state(_visible(pk, request.user), request.user), status=status.HTTP_201_CREATED)
+
+
+class MatchSitOutView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses=STATE)
+    def post(self, request, pk):
+        matches.match_sit_out(match_id=pk, user=request.user)
+        return Response(match_state(_visible(pk, request.user), request.user))
