@@ -11,7 +11,7 @@ import threading
 from datetime import datetime
 
 from django.conf import settings
-from django.db import close_old_connections, transaction
+from django.db import connections, transaction
 from django.utils import timezone
 
 log = logging.getLogger(__name__)
@@ -24,7 +24,7 @@ def _run_local(task, args):
         log.exception("in-process task %s%r failed", task.name, args)
     finally:
         if threading.current_thread() is not threading.main_thread():
-            close_old_connections()
+            connections.close_all()  # a timer thread's connection must not outlive it
 
 
 def _dispatch(task, args, eta: datetime | None):

@@ -22,6 +22,12 @@ def pytest_runtest_setup(item):
 
 
 @pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    """PBKDF2 costs half a second a persona; tests do not need it."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _inprocess_tasks(settings):
     """Tasks run in-process after commit, timers off: tests drive time themselves. The Celery tests
     switch TASK_RUNNER back to "celery" and run a real worker."""

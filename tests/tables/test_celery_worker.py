@@ -1,0 +1,136 @@
+"""A REAL Celery worker (and beat) on Redis and the test PostgreSQL database: the timed task closes a
+round's betting within a second of closes_at, settlement runs on the worker, and the beat sweep
+closes a round whose task was never sent."""
+import os
+import subprocess
+import sys
+import time
+import uuid
+from datetime import timedelta
+from decimal import Decimal
+from urllib.parse import quote
+
+import pytest
+from django.conf import settings as dj_settings
+from django.utils import timezone
+
+from tables.models import Round, RoundEvent
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
+
+STARTUP_TIMEOUT = 30
+
+
+def _test_database_url() -> str:
+    db = dj_settings.DATABASES["default"]
+    auth = quote(db.get("USER") or "postgres") + (":" + quote(db["PASSWORD"]) if db.get("PASSWORD") else "")
+    return f"postgres://{auth}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
+
+
+def _start(args, log_path, ready_text):
+    """Start `python -m celery -A studio ARGS` on the test database; wait until its log says it is ready."""
+    env = {**os.environ, "DATABASE_URL": _test_database_url(), "REDIS_URL": dj_settings.REDIS_URL,
+           "DJANGO_SETTINGS_MODULE": "studio.settings", "DB_CONN_MAX_AGE": "0", "TASK_RUNNER": "celery",
+           "INPROCESS_TIMERS": "0"}
+    log = open(log_path, "w")
+    proc = subprocess.Popen([sys.executable, "-m", "celery", "-A", "studio", *args], cwd=dj_settings.BASE_DIR, env=env,
+                            stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while ready_text not in log_path.read_text():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            _stop(proc)
+            pytest.fail(f"celery {args[0]} did not start:\n{log_path.read_text()[-3000:]}")
+        time.sleep(0.05)
+    return proc
+
+
+def _stop(proc):
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+@pytest.fixture(scope="module")
+def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory):
+    """One solo worker for this module, on a broker purged of any other test's leftover tasks."""
+    from studio.celery import app
+
+    app.control.purge()
+    log_path = tmp_path_factory.mktemp("celery") / "worker.log"
+    proc = _start(["worker", "-l", "info", "--pool", "solo", "-n", f"rounds-{uuid.uuid4().hex[:8]}@%h",
+                   "--without-gossip", "--without-mingle", "--without-heartbeat"], log_path, " ready.")
+    try:
+        yield log_path
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture
+def celery_beat(celery_worker, tmp_path):
+    log_path = tmp_path / "beat.log"
+    proc = _start(["beat", "-l", "info", "-s", str(tmp_path / "schedule"), "--pidfile", str(tmp_path / "beat.pid")],
+                  log_path, "beat: Starting")
+    try:
+        yield log_path
+    finally:
+        _stop(proc)
+
+
+def wait_for(round_id, status, timeout):
+    """Poll the database until the round has `status`; the moment it was first seen so, or None."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if Round.objects.filter(pk=round_id, status=status).exists():
+            return timezone.now()
+        time.sleep(0.02)
+    return None
+
+
+def closing(round_id):
+    return RoundEvent.objects.get(round_id=round_id, action="betting_closed")
+
+
+def test_the_worker_closes_betting_within_a_second_of_closes_at_and_settles(
+        settings, celery_worker, dealer_api, alice_api, bob_api, make_table):
+    settings.TASK_RUNNER = "celery"
+    table = make_table(betting_seconds=2)
+    response = dealer_api.post(f"/api/tables/{table.pk}/rounds/", {"joker": "KS"}, format="json")
+    assert response.status_code == 201
+    rnd = Round.objects.get(pk=response.json()["id"])
+    assert rnd.closes_at - rnd.opened_at == timedelta(seconds=2)
+    assert alice_api.post(f"/api/rounds/{rnd.pk}/bets/", {"spot": "bahar", "amount": "50"}, format="json").status_code == 201
+    assert bob_api.post(f"/api/rounds/{rnd.pk}/bets/", {"spot": "andar", "amount": "50"}, format="json").status_code == 201
+
+    seen = wait_for(rnd.pk, "dealing", timeout=5)
+    assert seen is not None, "the worker never closed betting:\n" + celery_worker.read_text()[-3000:]
+    event = closing(rnd.pk)
+    assert event.data["reason"] == "timer" and event.actor is None
+    assert rnd.closes_at <= event.at < rnd.closes_at + timedelta(seconds=1)  # never early, at most 1 s late
+    assert seen - rnd.closes_at < timedelta(seconds=1)
+
+    answer = dealer_api.post(f"/api/rounds/{rnd.pk}/cards/", {"card": "KD"}, format="json").json()
+    assert (answer["side"], answer["match"]) == ("andar", True)
+    assert wait_for(rnd.pk, "settled", timeout=10) is not None, celery_worker.read_text()[-3000:]
+    assert RoundEvent.objects.filter(round_id=rnd.pk, action="settled").count() == 1
+    assert Decimal(alice_api.get("/api/me/").json()["balance"]) == Decimal("950")
+    assert Decimal(bob_api.get("/api/me/").json()["balance"]) == Decimal("1045")  # 0.9:1 on the first-card side
+
+
+def test_the_beat_sweep_closes_a_round_whose_task_was_never_sent(settings, celery_beat, dealer, make_table):
+    from tables.services import round_open
+
+    settings.TASK_RUNNER = "inprocess"
+    settings.INPROCESS_TIMERS = False  # so no timer and no Celery task: only the sweep can close it
+    rnd = round_open(table_id=make_table(betting_seconds=2).pk, joker="7H", dealer=dealer)
+    before_deadline = (rnd.closes_at - timezone.now()).total_seconds() - 0.1
+    assert wait_for(rnd.pk, "dealing", timeout=before_deadline) is None  # nothing closes it before its deadline
+    seen = wait_for(rnd.pk, "dealing", timeout=5)
+    assert seen is not None, "the sweep never closed betting:\n" + celery_beat.read_text()[-3000:]
+    assert seen - rnd.closes_at < timedelta(seconds=2)
+    event = closing(rnd.pk)
+    assert event.data["reason"] == "sweep"
+    assert rnd.closes_at <= event.at < rnd.closes_at + timedelta(seconds=2)
