@@ -48,6 +48,34 @@ def play(request, pk):
     return render(request, "play.html", {"table": table, "token": token})
 
 
+@login_required
+def matches(request):
+    """Play with friends: create a match, or join one by its code."""
+    return render(request, "matches.html", {"token": _token(request.user)})
+
+
+@login_required
+def match_join_link(request, code):
+    """The link a player shares: joins (if possible) and opens the match."""
+    from studio.errors import ApplicationError
+    from tables.matches import match_join
+
+    try:
+        match = match_join(code=code, user=request.user)
+    except ApplicationError as exc:
+        return render(request, "matches.html", {"token": _token(request.user), "error": exc.message, "code": code}, status=exc.status)
+    return redirect("match", pk=match.pk)
+
+
+@login_required
+def match(request, pk):
+    """The match table (bet, sit out, standings) and, once it ends, its results with the chart."""
+    from tables.models import Match
+
+    match = get_object_or_404(Match, pk=pk)
+    return render(request, "match.html", {"match": match, "token": _token(request.user)})
+
+
 def healthz(request):
     with connection.cursor() as cur:
         cur.execute("SELECT 1")
