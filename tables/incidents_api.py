@@ -1,7 +1,8 @@
 """The incidents API (the supervisor console calls exactly these, with the same checks)."""
 import csv
+from decimal import Decimal
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -9,7 +10,8 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from studio.errors import ApplicationError
+from studio.errors import ApplicationError, invalid
+from studio.money import MoneyField
 from studio.roles import IsDealer, IsSupervisor
 
 from . import incidents
@@ -181,9 +183,19 @@ class CardRemoveLastView(APIView):
 
 
 def _round_rows(params):
-    rows = Round.objects.select_related("table", "dealer").annotate(incident_count=Count("incidents")).order_by("-id")
+    from bets.models import Bet
+
+    live = Bet.objects.filter(round=OuterRef("pk")).exclude(status=Bet.Status.CANCELLED).order_by().values("round")
+    rows = Round.objects.select_related("table", "dealer").annotate(
+        incident_count=Subquery(Incident.objects.filter(round=OuterRef("pk")).order_by().values("round")
+                                .annotate(n=Count("id")).values("n")[:1]),
+        live_bets=Subquery(live.annotate(n=Count("id")).values("n")[:1]),
+        live_staked=Subquery(live.annotate(s=Sum("amount")).values("s")[:1], output_field=MoneyField()),
+    ).order_by("-id")
     if params.get("table"):
-        rows = rows.filter(table_id=params["table"])
+        if not str(params["table"]).isdigit():
+            raise invalid("table", "table must be a table id (a number).")
+        rows = rows.filter(table_id=int(params["table"]))
     if params.get("status"):
         rows = rows.filter(status=params["status"])
     q = (params.get("q") or "").strip()
@@ -200,10 +212,14 @@ ROUND_COLUMNS = ["id", "table", "status", "joker", "first_side", "winner", "card
 
 
 def _round_row(r: Round) -> list:
+    """Totals as settled (or refunded); for a round still open or awaiting settlement, the stakes so far."""
+    if r.status in (Round.Status.SETTLED, Round.Status.VOIDED):
+        bets, staked, paid = r.bet_count, r.total_staked, r.total_paid
+    else:
+        bets, staked, paid = r.live_bets or 0, r.live_staked or Decimal("0.00"), Decimal("0.00")
     return [r.pk, r.table.name, r.status, r.joker, r.first_side, r.winner, r.cards_dealt, r.opened_at.isoformat(),
             r.finished_at.isoformat() if r.finished_at else "", r.settled_at.isoformat() if r.settled_at else "",
-            r.bet_count, str(r.total_staked), str(r.total_paid), str(r.total_staked - r.total_paid), r.incident_count,
-            r.dealer.username if r.dealer else ""]
+            bets, str(staked), str(paid), str(staked - paid), r.incident_count or 0, r.dealer.username if r.dealer else ""]
 
 
 class RoundHistoryView(APIView):
