@@ -1,0 +1,165 @@
+"""Browser tests: a real Chromium (Debian's, at /usr/bin/chromium) driven by Playwright's sync API
+against pytest-django's `live_server` (a threaded WSGI server on a free port, over the transactional
+test database).
+
+Fixtures (mark your tests `@pytest.mark.browser`):
+
+- `browser`: one headless Chromium for all the tests of this package (package scope, not session:
+  see its docstring). Debian's /usr/bin/chromium (CHROMIUM_PATH overrides), never a Playwright
+  download. Missing Chromium or Playwright: the tests are skipped, or fail under REQUIRE_SERVICES=1.
+- `page`: a fresh browser context (own cookies and localStorage) and page per test, 1280x800.
+- `phone_page`: the same at a phone's size (390x844, touch, mobile user agent).
+- `login`: the function `login(page, live_server_url, username, password)`: logs in through the
+  /login/ form (the page lands where the site sends that user; a refused login raises an
+  AssertionError with the form's message). Also importable from tests.browser.conftest.
+- `shot`: the function `shot(page, name, full_page=True)`: saves a screenshot (animations
+  finished) to test-artifacts/<test name>/<name>.png (git-ignored; CI keeps the folder as an
+  artifact) and returns its path. `full_page=False`: only what the screen shows.
+- autouse `_fast_passwords`: a cheap password hasher for these tests (they log in a lot).
+- `page.js_errors`: the uncaught JavaScript errors of that page so far (assert it stays []).
+
+Example:
+
+    @pytest.mark.browser
+    def test_dealer_sees_the_console(page, live_server, dealer, login, shot):
+        login(page, live_server.url, "dealer", "pw-dealer")   # tests/conftest.py personas: pw-<name>
+        page.goto(live_server.url + "/console/")
+        shot(page, "console")
+
+Using `live_server` makes the test transactional: on_commit callbacks (settlement, broadcasts) run.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+PHONE_UA = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+            "Chrome/124.0 Mobile Safari/537.36")
+REQUIRE = os.environ.get("REQUIRE_SERVICES") == "1"
+TIMEOUT_MS = 10_000
+
+
+def _unavailable(why: str):
+    if REQUIRE:
+        pytest.fail(f"REQUIRE_SERVICES=1 but the browser tests cannot run: {why}", pytrace=False)
+    pytest.skip(why)
+
+
+@pytest.fixture(scope="package")
+def browser():
+    """Headless Chromium, shared by the tests of tests/browser.
+
+    Package scope, not session scope, on purpose: while Playwright's sync API is started, an
+    asyncio event loop is *running* in the main thread. That breaks every async test (pytest-asyncio
+    cannot run its loop inside a running one) and makes Django refuse synchronous database calls
+    from the test body (SynchronousOnlyOperation: "You cannot call this from an async context").
+    So Playwright lives only while the browser tests run, and for that time only
+    DJANGO_ALLOW_ASYNC_UNSAFE tells Django that the test thread's sync ORM calls are fine (they
+    are: the loop belongs to Playwright, our code never runs inside it). The rest of the suite
+    keeps Django's check.
+    """
+    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
+        _unavailable(f"no Chromium at {CHROMIUM}")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the playwright python package is not installed")
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    playwright = sync_playwright().start()
+    try:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    except Exception as exc:  # a broken install: say so instead of erroring in every test
+        playwright.stop()
+        _restore_env(previous)
+        _unavailable(f"Chromium did not start: {exc}")
+    try:
+        yield chromium
+    finally:
+        chromium.close()
+        playwright.stop()
+        _restore_env(previous)
+
+
+def _restore_env(previous):
+    if previous is None:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    else:
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    """Every browser test logs in through the form: a cheap hasher saves a second of PBKDF2 each
+    time (what is tested here is the page, not the hashing)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def _new_page(browser, **context_args):
+    context = browser.new_context(**context_args)
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.js_errors = errors  # uncaught JavaScript errors, for tests that want to assert none happened
+    return context, page
+
+
+@pytest.fixture
+def page(browser):
+    context, page = _new_page(browser, viewport=DESKTOP)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def phone_page(browser):
+    context, page = _new_page(browser, viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True,
+                              user_agent=PHONE_UA)
+    yield page
+    context.close()
+
+
+def login(page, live_server_url: str, username: str, password: str) -> None:
+    """Log in through the /login/ form (the session cookie lands in the page's context)."""
+    page.goto(f"{live_server_url}/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    with page.expect_navigation():
+        page.click("button[type=submit]")
+    if "/login/" in page.url:
+        raise AssertionError(f"logging in as {username!r} failed: {page.locator('[role=alert]').all_inner_texts()}")
+
+
+@pytest.fixture(name="login")
+def login_fixture():
+    return login
+
+
+def artifacts_dir(request) -> Path:
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", request.node.name).strip("-")
+    return Path(request.config.rootpath) / "test-artifacts" / name
+
+
+@pytest.fixture
+def shot(request):
+    folder = artifacts_dir(request)
+
+    def take(page, name: str, *, full_page: bool = True) -> Path:
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{name}.png"
+        page.screenshot(path=str(path), full_page=full_page, animations="disabled")
+        return path
+
+    return take
