@@ -213,13 +213,15 @@ ROUND_COLUMNS = ["id", "table", "status", "joker", "first_side", "winner", "card
 
 def _round_row(r: Round) -> list:
     """Totals as settled (or refunded); for a round still open or awaiting settlement, the stakes so far."""
-    if r.status in (Round.Status.SETTLED, Round.Status.VOIDED):
+    done = r.status in (Round.Status.SETTLED, Round.Status.VOIDED)
+    if done:
         bets, staked, paid = r.bet_count, r.total_staked, r.total_paid
     else:
         bets, staked, paid = r.live_bets or 0, r.live_staked or Decimal("0.00"), Decimal("0.00")
     return [r.pk, r.table.name, r.status, r.joker, r.first_side, r.winner, r.cards_dealt, r.opened_at.isoformat(),
             r.finished_at.isoformat() if r.finished_at else "", r.settled_at.isoformat() if r.settled_at else "",
-            bets, str(staked), str(paid), str(staked - paid), r.incident_count or 0, r.dealer.username if r.dealer else ""]
+            bets, str(staked), str(paid), str(staked - paid) if done else "",
+            r.incident_count or 0, r.dealer.username if r.dealer else ""]
 
 
 class RoundHistoryView(APIView):
