@@ -53,8 +53,10 @@ def _amount(value, unit: Decimal) -> Decimal:
     return amount
 
 
-def bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str | None = None) -> tuple[Bet, bool]:
-    """Returns (bet, created). The same idempotency key returns the same bet, never a second debit."""
+def bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str | None = None,
+              via_match: bool = False) -> tuple[Bet, bool]:
+    """Returns (bet, created). The same idempotency key returns the same bet, never a second debit.
+    At a match table bets go through the match (tables.matches.match_bet), which passes via_match."""
     if idempotency_key:
         existing = Bet.objects.filter(player=player, idempotency_key=idempotency_key).first()
         if existing is not None:
@@ -62,7 +64,7 @@ def bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str 
     try:
         with transaction.atomic():
             rnd = lock_round_for_betting(round_id)
-            bet = _place(rnd=rnd, player=player, spot=spot, amount=amount, idempotency_key=idempotency_key)
+            bet = _place(rnd=rnd, player=player, spot=spot, amount=amount, idempotency_key=idempotency_key, via_match=via_match)
             return bet, True
     except IntegrityError:
         if idempotency_key:  # the same key raced itself: the other request won
@@ -78,8 +80,16 @@ def _replay(bet: Bet, round_id: int, spot: str, amount) -> Bet:
     return bet
 
 
-def _place(*, rnd: Round, player, spot: str, amount, idempotency_key: str | None) -> Bet:
+def _refuse_at_match_table(rnd: Round) -> None:
+    if rnd.settings.get("match"):
+        raise ApplicationError("At a match table, bets go through the match's Bet button, and once in they stay for the round.",
+                               code="match_table")
+
+
+def _place(*, rnd: Round, player, spot: str, amount, idempotency_key: str | None, via_match: bool = False) -> Bet:
     _refuse_unless_taking_bets(rnd)
+    if not via_match:
+        _refuse_at_match_table(rnd)
     config = round_config(rnd)
     if spot not in offered_spots(config):
         raise invalid("spot", f"This table does not offer {spot!r}.", code="spot_not_offered")
@@ -116,6 +126,7 @@ def bet_cancel(*, bet_id: int, player) -> Decimal:
             raise ApplicationError("No such bet of yours.", code="not_found", status=404)
         rnd = lock_round_for_betting(bet.round_id)
         _refuse_unless_taking_bets(rnd)
+        _refuse_at_match_table(rnd)
         wallet = wallet_get(user=player, currency=bet.account.currency, lock=True)
         if Bet.objects.filter(pk=bet.pk, status=Bet.Status.OPEN).update(status=Bet.Status.CANCELLED) != 1:
             raise ApplicationError("This bet was already taken back.", code="bet_not_open")

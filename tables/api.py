@@ -1,5 +1,6 @@
 """The tables and rounds API: one view per operation, each calling one service."""
 from django.contrib.auth import authenticate
+from django.db.models import Q
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
@@ -56,7 +57,10 @@ class TableListView(generics.ListCreateAPIView):
 
     def get_queryset(self):
         rows = Table.objects.all()
-        return rows if has_role(self.request.user, SUPERVISOR) else rows.filter(is_private=False)
+        if has_role(self.request.user, SUPERVISOR):
+            return rows
+        mine = Q(match__players__user=self.request.user) if self.request.user.is_authenticated else Q(pk__in=[])
+        return rows.filter(Q(is_private=False) | mine).distinct()
 
 
 class TableDetailView(generics.RetrieveUpdateAPIView):

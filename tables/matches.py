@@ -144,15 +144,21 @@ def proposal(*, match: Match, user) -> list[dict]:
 
 def match_bet(*, match_id: int, user, bets: list[dict]) -> list:
     """Place the player's bets for this round (all or nothing) and say they are done betting."""
-    from bets.services import bet_place
+    from bets.services import bet_place, lock_round_for_betting
 
     if not bets:
         raise invalid("bets", "Choose at least one bet, or sit the round out.")
     with transaction.atomic():
         match, player, rnd = _running_match_round(match_id, user)
+        # Lock order as everywhere: the round (shared, as a bet does), then the player's row, so a
+        # double tap on Bet waits here for the first and then finds the player done.
+        lock_round_for_betting(rnd.pk)
+        player = MatchPlayer.objects.select_for_update().get(pk=player.pk)
         if player.done_round_id == rnd.pk:
             raise ApplicationError("You have already bet this round.", code="already_done")
-        placed = [bet_place(round_id=rnd.pk, player=user, spot=b.get("spot", ""), amount=b.get("amount", ""))[0] for b in bets]
+        if balances(match).get(user.pk, Decimal(0)) <= 0:
+            raise ApplicationError("You have no chips left: you watch the rest of the match.", code="watching")
+        placed = [bet_place(round_id=rnd.pk, player=user, spot=b.get("spot", ""), amount=b.get("amount", ""), via_match=True)[0] for b in bets]
         _done(match, player, rnd)
         return placed
 

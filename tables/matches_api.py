@@ -35,10 +35,14 @@ class BetInput(serializers.Serializer):
 
 def match_state(match: Match, user) -> dict:
     """Everything a match page needs, from one call."""
+    from bets.models import Bet
+
     money = matches.balances(match)
     players = list(MatchPlayer.objects.filter(match=match).select_related("user"))
     current = Round.objects.filter(table_id=match.table_id).order_by("-id").first()
     me = next((p for p in players if p.user_id == user.pk), None)
+    # A player whose last chips are on the felt this round is still playing, not watching.
+    staked = set(Bet.objects.filter(round=current, status=Bet.Status.OPEN).values_list("player_id", flat=True)) if current else set()
     return {
         "id": match.pk, "code": match.code, "table": match.table_id, "scoring": match.scoring,
         "rounds": match.rounds_total, "rounds_played": match.rounds_played, "status": match.status,
@@ -47,7 +51,8 @@ def match_state(match: Match, user) -> dict:
         "current_round": {"id": current.pk, "status": current.status} if current else None,
         "players": [
             {"player": p.user.username, "chips": str(money.get(p.user_id, Decimal(0))), "points": p.points,
-             "watching": match.status == Match.Status.RUNNING and money.get(p.user_id, Decimal(0)) <= 0,
+             "watching": match.status == Match.Status.RUNNING and money.get(p.user_id, Decimal(0)) <= 0
+                         and p.user_id not in staked,
              "done": bool(current and p.done_round_id == current.pk), "history": p.history}
             for p in players
         ],
