@@ -83,7 +83,9 @@ def round_close_betting(*, round_id: int, actor=None, reason: str = "dealer", st
     """Close betting now. Strict (the API): refuse with a 409 unless betting is open. Not strict
     (the timer, the sweep): a no-op when betting is already closed, paused, or not yet due."""
     with transaction.atomic():
-        rnd = Round.objects.get(pk=round_id)
+        # The exclusive lock waits for the bets in flight (they hold a shared lock), so closed_at is
+        # taken after the last accepted bet and no bet can be accepted after it.
+        rnd = Round.objects.select_for_update().get(pk=round_id)
         if rnd.status != S.BETTING:
             if strict:
                 _refuse_not_open(rnd, "close betting")
