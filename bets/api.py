@@ -103,7 +103,7 @@ class BetDetailView(APIView):
     def get(self, request, pk):
         bet = get_object_or_404(Bet.objects.select_related("player"), pk=pk)
         if bet.player_id != request.user.pk and not has_role(request.user, SUPERVISOR):
-            raise ApplicationError("Not your bet.", code="permission_denied", status=403)
+            raise ApplicationError("No such bet of yours.", code="not_found", status=404)
         return Response(BetSerializer(bet).data)
 
     @extend_schema(responses={200: MeSerializer})

@@ -17,6 +17,7 @@ from .ledger import house_account, post, wallet_get
 from .models import Bet, LedgerEntry
 
 MAIN = ("andar", "bahar")
+MAX_AMOUNT = Decimal("1000000000000")  # far above any table limit, far below BIGINT hundredths
 
 
 def lock_round_for_betting(round_id: int) -> Round:
@@ -48,6 +49,8 @@ def _amount(value, unit: Decimal) -> Decimal:
         raise invalid("amount", str(exc)) from None
     if amount <= 0:
         raise invalid("amount", "The amount must be positive.")
+    if amount > MAX_AMOUNT:
+        raise invalid("amount", f"The amount is too large (at most {MAX_AMOUNT}).")
     if amount % unit != 0:
         raise invalid("amount", f"The amount must be a multiple of the chip unit ({unit}).", code="chip_unit")
     return amount
@@ -75,7 +78,11 @@ def bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str 
 
 
 def _replay(bet: Bet, round_id: int, spot: str, amount) -> Bet:
-    if bet.round_id != int(round_id) or bet.spot != spot:
+    try:
+        same_amount = parse_amount(amount) == bet.amount
+    except ValueError:
+        same_amount = False
+    if bet.round_id != int(round_id) or bet.spot != spot or not same_amount:
         raise ApplicationError("This Idempotency-Key was already used for another bet.", code="idempotency_key_reused")
     return bet
 
