@@ -1,7 +1,7 @@
 """The server-rendered pages. They hold no rules: the browser talks to the same API as anyone."""
 from django.contrib.auth.decorators import login_required
 from django.db import connection
-from django.http import HttpResponseForbidden, JsonResponse
+from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from rest_framework.authtoken.models import Token
 
@@ -73,6 +73,8 @@ def match(request, pk):
     from tables.models import Match
 
     match = get_object_or_404(Match, pk=pk)
+    if not has_role(request.user, SUPERVISOR) and not match.players.filter(user=request.user).exists():
+        raise Http404("No such match of yours: join it with its code.")
     return render(request, "match.html", {"match": match, "token": _token(request.user)})
 
 

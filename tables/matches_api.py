@@ -41,6 +41,12 @@ def match_state(match: Match, user) -> dict:
     players = list(MatchPlayer.objects.filter(match=match).select_related("user"))
     current = Round.objects.filter(table_id=match.table_id).order_by("-id").first()
     me = next((p for p in players if p.user_id == user.pk), None)
+    bettors = set()
+    if current is not None:
+        from bets.models import Bet
+
+        bettors = set(Bet.objects.filter(round=current).exclude(status__in=["cancelled", "refunded"])
+                      .values_list("player_id", flat=True))
     # A player whose last chips are on the felt this round is still playing, not watching.
     staked = set(Bet.objects.filter(round=current, status=Bet.Status.OPEN).values_list("player_id", flat=True)) if current else set()
     return {
@@ -53,7 +59,9 @@ def match_state(match: Match, user) -> dict:
             {"player": p.user.username, "chips": str(money.get(p.user_id, Decimal(0))), "points": p.points,
              "watching": match.status == Match.Status.RUNNING and money.get(p.user_id, Decimal(0)) <= 0
                          and p.user_id not in staked,
-             "done": bool(current and p.done_round_id == current.pk), "history": p.history}
+             "done": bool(current and p.done_round_id == current.pk),
+             "action": ("bet" if p.user_id in bettors else "sat_out") if current and p.done_round_id == current.pk else None,
+             "history": p.history}
             for p in players
         ],
         "me": None if me is None else {

@@ -80,7 +80,7 @@ def tick(*, table_id: int) -> tuple[str, float]:
             salt, text = secrets.token_hex(16), ",".join(pack)
             rnd = round_open(table_id=table.pk, joker=pack[0], dealer=dealer_user(),
                              fairness={"commitment": commitment(salt, text), "pack": text, "salt": salt})
-            return "opened", table.betting_seconds
+            return "opened", min(table.betting_seconds, 0.5)  # betting may close early (a match)
         if rnd.status == S.FINISHED:
             return "settling", 0.1
         if rnd.status == S.PAUSED:
@@ -88,7 +88,7 @@ def tick(*, table_id: int) -> tuple[str, float]:
         if rnd.status == S.BETTING:
             left = (rnd.closes_at - now).total_seconds()
             if left > 0:
-                return "betting", left
+                return "betting", min(left, 0.5)
             round_close_betting(round_id=rnd.pk, reason="timer", strict=False)
             return "closed", pace
         if rnd.status == S.DEALING:
@@ -112,7 +112,13 @@ def run(*, stop: threading.Event | None = None, max_rounds: int | None = None, t
     while not stop.is_set():
         now = time.monotonic()
         if now - last_scan > 5 or not due:
-            ids = tables or list(Table.objects.filter(virtual_dealer=True).values_list("pk", flat=True))
+            try:
+                ids = tables or list(Table.objects.filter(virtual_dealer=True).values_list("pk", flat=True))
+            except Exception:  # the database is away: keep the dealer alive and look again
+                log.exception("virtual dealer: cannot list the tables; retrying")
+                close_old_connections()
+                stop.wait(1.0)
+                continue
             due = {pk: due.get(pk, now) for pk in ids}
             last_scan = now
         for table_id, when in list(due.items()):

@@ -1,0 +1,287 @@
+"""A match among friends in a real browser: two players on two pages (Alice at a desktop, Bob on a
+phone), against the real ASGI server with the virtual dealer running inside it.
+
+pytest-django's `live_server` is WSGI and cannot serve WebSockets, so the studio runs under uvicorn
+on the test database (hence PostgreSQL: a subprocess cannot see SQLite's in-memory test database),
+with VIRTUAL_DEALER_THREAD=1 so the server deals the match table itself and every broadcast leaves
+from the process the pages are connected to (or goes through Redis when REDIS_URL is set).
+
+The match is a real 10-round chips match. Rounds 1 and 2 are played through the pages; then the
+table is sped up through the ORM (no time to bet, fast deal) and rounds 3 to 10 run out with nobody
+betting: each player times out and sits them out, which is also a rule of the match. Screenshots
+and the server's log land in test-artifacts/<test name>/.
+"""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+import pytest
+from django.conf import settings
+from playwright.sync_api import expect
+
+from bets.models import Bet
+from tables.matches import balances
+from tables.models import DealtCard, Match, Round, Table
+
+from .conftest import artifacts_dir
+
+pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+PORTS = range(8191, 8200)
+ROUND_TIMEOUT = 30_000  # ms: a long deal at the test's pace, with settlement, on a busy machine
+
+
+def _free_port() -> int:
+    for port in PORTS:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    pytest.fail(f"no free port in {PORTS.start}-{PORTS.stop - 1} for the test server")
+
+
+def _database_url() -> str:
+    db = settings.DATABASES["default"]
+    auth = quote(db.get("USER") or "postgres") + (":" + quote(db["PASSWORD"]) if db.get("PASSWORD") else "")
+    return f"postgres://{auth}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
+
+
+@pytest.fixture
+def _fast_passwords():
+    """Overrides the cheap test hasher: the players log in on the uvicorn process, which checks
+    passwords with the real settings' hashers."""
+
+
+@pytest.fixture
+def studio_url(transactional_db, request):
+    """The studio under uvicorn on the test database, virtual dealer inside; stopped before the
+    database is flushed."""
+    port = _free_port()
+    env = {
+        **os.environ, "DATABASE_URL": _database_url(), "DB_CONN_MAX_AGE": "0", "VIRTUAL_DEALER_THREAD": "1",
+        "TASK_RUNNER": "inprocess", "INPROCESS_TIMERS": "false", "INPROCESS_ASYNC": "false",
+    }
+    if env.get("REDIS_URL"):  # a prefix of its own: no other test's server hears this one's events
+        env["CHANNELS_PREFIX"] = f"{os.environ.get('CHANNELS_PREFIX', 'studio')}-match-{port}"
+    folder = artifacts_dir(request)
+    folder.mkdir(parents=True, exist_ok=True)
+    log = open(folder / "server.log", "wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "studio.asgi:application", "--host", "127.0.0.1", "--port", str(port),
+         "--ws-per-message-deflate", "false", "--lifespan", "off"],
+        cwd=Path(settings.BASE_DIR), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            log.close()
+            pytest.fail("the test server did not start:\n" + (folder / "server.log").read_text()[-3000:])
+        time.sleep(0.1)
+    yield url
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    log.close()
+
+
+def chips_text(amount: Decimal) -> str:
+    """How the pages write a whole number of chips: 1,090."""
+    return f"{amount:,.0f}"
+
+
+def page_cards(page, side: str) -> list[str]:
+    return page.locator(f"#cards-{side} .card").evaluate_all("els => els.map(e => e.dataset.card)")
+
+
+def wait_for(predicate, timeout: float = 20.0):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out waiting for the server"
+        time.sleep(0.1)
+
+
+def bets_of(rnd: Round) -> dict:
+    return {(b.player.username, b.spot): b.amount for b in Bet.objects.filter(round=rnd).select_related("player")}
+
+
+def expect_result_line(page, rnd: Round, player: str):
+    """The banner under the cards says what this player's bets brought back (or that they sat out)."""
+    bets = list(Bet.objects.filter(round=rnd, player__username=player))
+    payout, staked = sum(b.payout for b in bets), sum(b.amount for b in bets)
+    line = f"you won {chips_text(payout)}" if payout else f"you lost {chips_text(staked)}" if bets else "you sat out"
+    expect(page.get_by_test_id("result")).to_contain_text(f"{rnd.winner.capitalize()} wins on card {rnd.cards_dealt} — {line}")
+
+
+def expect_standings(page, match: Match):
+    money = balances(match)
+    for player in match.players.select_related("user"):
+        row = page.get_by_test_id(f"standing-{player.user.username}")
+        expect(row.get_by_test_id("score")).to_have_text(chips_text(money[player.user_id]) + "chips")
+
+
+def line_heights(page) -> dict[str, list[float]]:
+    """The y of each point of each player's line in the results chart (smaller is higher)."""
+    return page.locator("[data-testid=chart-line]").evaluate_all(
+        "els => Object.fromEntries(els.map(e => [e.dataset.player, e.getAttribute('points').split(' ').map(p => +p.split(',')[1])]))")
+
+
+def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, alice, bob, login, shot):
+    url, bob_page = studio_url, phone_page
+    login(page, url, "alice", "pw-alice")
+    login(bob_page, url, "bob", "pw-bob")
+
+    # Alice creates a 10-round play-chips match with 10 seconds to bet (5 is too tight for two
+    # browsers driven one after the other on a busy machine).
+    page.goto(url + "/matches/")
+    expect(page.get_by_test_id("my-matches")).to_contain_text("No matches yet")
+    shot(page, "00-play-with-friends")
+    page.locator("label", has=page.get_by_test_id("rounds-10")).click()
+    page.get_by_test_id("betting-seconds").select_option("10")
+    page.get_by_test_id("create").click()
+    page.wait_for_url(re.compile(r"/matches/\d+/$"))
+    match = Match.objects.select_related("table").get()
+    assert (match.scoring, match.rounds_total, match.status, match.table.betting_seconds) == ("chips", 10, "lobby", 10)
+    expect(page.get_by_test_id("match-code")).to_have_text(match.code)
+    expect(page.get_by_test_id("share-link")).to_have_value(f"{url}/matches/join/{match.code}/")
+    expect(page.get_by_test_id("start")).to_be_disabled()  # a match needs two players
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url)
+    page.get_by_test_id("copy-link").click()
+    expect(page.get_by_test_id("copy-link")).to_have_text("Copied ✓")
+    assert page.evaluate("navigator.clipboard.readText()") == f"{url}/matches/join/{match.code}/"
+
+    # Bob types the code on his phone (in lower case) and lands in the same lobby.
+    bob_page.goto(url + "/matches/")
+    bob_page.get_by_test_id("join-code").fill(match.code.lower())
+    expect(bob_page.get_by_test_id("join-code")).to_have_value(match.code)  # typed in lower case, shown in capitals
+    shot(bob_page, "phone-00-join")
+    bob_page.get_by_test_id("join").tap()
+    bob_page.wait_for_url(f"**/matches/{match.pk}/")
+    expect(bob_page.get_by_test_id("lobby")).to_contain_text("Waiting for alice to start the match")
+    expect(bob_page.get_by_test_id("start")).to_be_hidden()
+    expect(page.get_by_test_id("lobby-players")).to_contain_text("bob")  # Alice's lobby refreshes by itself
+    expect(page.get_by_test_id("start")).to_be_enabled()
+    shot(page, "01-lobby")
+    shot(bob_page, "phone-01-lobby")
+
+    # A brisk dealer for the test; Alice starts, and both pages turn into the table.
+    Table.objects.filter(pk=match.table_id).update(deal_interval_ms=100, round_gap_ms=4000)
+    page.get_by_test_id("start").click()
+    for p in (page, bob_page):
+        expect(p.get_by_test_id("phase")).to_have_text("Place your bets", timeout=15_000)
+        expect(p.get_by_test_id("round-counter")).to_have_text("Round 1 of 10")
+        expect(p.get_by_test_id("my-chips")).to_have_text("1,000")
+        expect(p.get_by_test_id("proposal")).to_be_hidden()  # nothing to set out in the first round
+    round1 = Round.objects.get(table_id=match.table_id)
+    expect(page.locator("#joker .card")).to_have_attribute("data-card", round1.joker)
+
+    # Round 1: Alice 100 on Andar; Bob 50 on Bahar and 10 on 6-10 cards. Chips first, then spots.
+    page.get_by_test_id("chip-100").click()
+    page.get_by_test_id("spot-andar").click()
+    expect(page.get_by_test_id("stake-andar")).to_have_text("100")
+    page.get_by_test_id("bet").click()
+    bob_page.get_by_test_id("chip-50").tap()
+    bob_page.get_by_test_id("spot-bahar").tap()
+    bob_page.get_by_test_id("chip-10").tap()
+    bob_page.get_by_test_id("spot-count_6_10").tap()
+    expect(bob_page.get_by_test_id("bet")).to_have_text("Bet 60")
+    bob_page.get_by_test_id("bet").tap()
+    expect(page.get_by_test_id("standing-alice").get_by_test_id("round-status")).to_have_text("Bet ✓")
+    expect(bob_page.get_by_test_id("slip")).to_contain_text("50 on Bahar + 10 on 6–10 cards")
+    wait_for(lambda: Round.objects.get(pk=round1.pk).closed_at is not None)
+    round1.refresh_from_db()
+    assert round1.closed_at < round1.closes_at  # everyone was in: betting closed before the countdown ended
+    assert bets_of(round1) == {("alice", "andar"): 100, ("bob", "bahar"): 50, ("bob", "count_6_10"): 10}
+    # Round 2 gets a longer countdown: the checks below take a while on a busy machine, and the
+    # players must still find round 2 open when they are done.
+    Table.objects.filter(pk=match.table_id).update(betting_seconds=15)
+
+    # The cards come to both pages one by one, then the result and the new standings.
+    expect(page.locator("#cards-andar .card").first).to_be_visible(timeout=ROUND_TIMEOUT)
+    wait_for(lambda: Match.objects.get(pk=match.pk).rounds_played == 1, timeout=ROUND_TIMEOUT / 1000)
+    round1.refresh_from_db()
+    dealt = list(DealtCard.objects.filter(round=round1).order_by("position").values_list("side", "card"))
+    for p in (page, bob_page):
+        expect_result_line(p, round1, "alice" if p is page else "bob")
+        for side in ("andar", "bahar"):
+            assert page_cards(p, side) == [card for s, card in dealt if s == side]
+        expect(p.locator(f"#cards-{round1.winner} .card.match")).to_have_attribute("data-card", dealt[-1][1])
+        expect_standings(p, match)
+        expect(p.get_by_test_id("round-counter")).to_have_text("Round 1 of 10")
+    shot(page, "02-round-1-result")
+    shot(bob_page, "phone-02-round-1-result")
+
+    # Round 2: the table sets out each player's last bet again. Alice just taps Bet; Bob sits out.
+    expect(page.get_by_test_id("proposal")).to_have_text("Your last bet: 100 on Andar — tap Bet", timeout=ROUND_TIMEOUT)
+    expect(bob_page.get_by_test_id("proposal")).to_have_text("Your last bet: 50 on Bahar + 10 on 6–10 cards — tap Bet")
+    expect(page.get_by_test_id("round-counter")).to_have_text("Round 2 of 10")
+    shot(bob_page, "phone-03-round-2-set-out", full_page=False)
+    page.get_by_test_id("bet").click()
+    bob_page.get_by_test_id("sit-out").tap()
+    expect(bob_page.get_by_test_id("slip")).to_contain_text(re.compile("(sit|sat) this round out"))
+    expect(bob_page.get_by_test_id("who")).to_contain_text("you · Sat out")
+    round2 = Round.objects.filter(table_id=match.table_id).latest("id")
+    assert round2.pk != round1.pk
+    wait_for(lambda: Round.objects.get(pk=round2.pk).closed_at is not None)
+    assert bets_of(round2) == {("alice", "andar"): 100}
+    # Rounds 3 to 10 with no time to bet: everyone times out, and the match runs to its end.
+    Table.objects.filter(pk=match.table_id).update(betting_seconds=0, deal_interval_ms=0)
+    expect(bob_page.get_by_test_id("result")).to_contain_text("you sat out", timeout=ROUND_TIMEOUT)
+    Table.objects.filter(pk=match.table_id).update(round_gap_ms=100)
+
+    # The results, on both pages: the ranking in words and a chart with one line per player.
+    for p in (page, bob_page):
+        expect(p.get_by_test_id("results")).to_be_visible(timeout=60_000)
+    match.refresh_from_db()
+    assert match.status == "finished" and match.rounds_played == 10
+    assert Bet.objects.filter(round__table_id=match.table_id).exclude(round__in=[round1, round2]).count() == 0
+    result, money = match.result, balances(match)
+    histories = {mp.user.username: [Decimal(1000)] + [Decimal(h["chips"]) for h in mp.history]
+                 for mp in match.players.select_related("user")}
+    assert histories["alice"][-1] == money[alice.pk] and histories["bob"][-1] == money[bob.pk]
+    for p, me in ((page, "alice"), (bob_page, "bob")):
+        if result["draw"]:
+            expect(p.get_by_test_id("headline")).to_have_text("A draw: everyone finished level")
+        else:
+            winner = result["winners"][0]
+            expect(p.get_by_test_id("headline")).to_have_text("You win!" if winner == me else f"{winner} wins!")
+        for row in result["ranking"]:
+            expect(p.get_by_test_id(f"rank-{row['player']}")).to_have_attribute("data-rank", str(row["rank"]))
+            expect(p.get_by_test_id(f"rank-{row['player']}")).to_contain_text(chips_text(Decimal(row["chips"])))
+        lines = p.get_by_test_id("chart-line")
+        expect(lines).to_have_count(2)
+        heights = line_heights(p)
+        assert sorted(heights) == ["alice", "bob"] and all(len(ys) == 11 for ys in heights.values())  # rounds 0-10
+        for n in range(11):  # the chart follows the history: whoever had more chips is drawn higher
+            a, b, ya, yb = histories["alice"][n], histories["bob"][n], heights["alice"][n], heights["bob"][n]
+            assert (ya < yb) if a > b else (ya > yb) if a < b else abs(ya - yb) < 4, (me, n, a, b, ya, yb)
+    shot(page, "04-results")
+    shot(bob_page, "phone-04-results")
+    assert page.js_errors == [] and bob_page.js_errors == []
+
+    # Alice's list of matches has it, finished.
+    page.goto(url + "/matches/")
+    listed = page.get_by_test_id("my-matches").locator(f"li[data-code={match.code}]")
+    expect(listed.get_by_test_id("match-status")).to_have_text("Finished")
+    shot(page, "05-my-matches")
+    expect(listed).to_contain_text("a draw" if result["draw"] else f"won by {'you' if result['winners'] == ['alice'] else 'bob'}")
