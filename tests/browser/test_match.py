@@ -13,25 +13,18 @@ and the server's log land in test-artifacts/<test name>/.
 """
 from __future__ import annotations
 
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
 import time
 from decimal import Decimal
-from pathlib import Path
-from urllib.parse import quote
 
-import httpx
 import pytest
-from django.conf import settings
 from playwright.sync_api import expect
 
 from bets.models import Bet
 from tables.matches import balances
 from tables.models import DealtCard, Match, Round, Table
+
+from tests.servers import studio_server
 
 from .conftest import artifacts_dir
 
@@ -41,21 +34,8 @@ PORTS = range(8191, 8200)
 ROUND_TIMEOUT = 30_000  # ms: a long deal at the test's pace, with settlement, on a busy machine
 
 
-def _free_port() -> int:
-    for port in PORTS:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    pytest.fail(f"no free port in {PORTS.start}-{PORTS.stop - 1} for the test server")
 
 
-def _database_url() -> str:
-    db = settings.DATABASES["default"]
-    auth = quote(db.get("USER") or "postgres") + (":" + quote(db["PASSWORD"]) if db.get("PASSWORD") else "")
-    return f"postgres://{auth}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
 
 
 @pytest.fixture
@@ -68,41 +48,9 @@ def _fast_passwords():
 def studio_url(transactional_db, request):
     """The studio under uvicorn on the test database, virtual dealer inside; stopped before the
     database is flushed."""
-    port = _free_port()
-    env = {
-        **os.environ, "DATABASE_URL": _database_url(), "DB_CONN_MAX_AGE": "0", "VIRTUAL_DEALER_THREAD": "1",
-        "TASK_RUNNER": "inprocess", "INPROCESS_TIMERS": "false", "INPROCESS_ASYNC": "false",
-    }
-    if env.get("REDIS_URL"):  # a prefix of its own: no other test's server hears this one's events
-        env["CHANNELS_PREFIX"] = f"{os.environ.get('CHANNELS_PREFIX', 'studio')}-match-{port}"
-    folder = artifacts_dir(request)
-    folder.mkdir(parents=True, exist_ok=True)
-    log = open(folder / "server.log", "wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "studio.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-         "--ws-per-message-deflate", "false", "--lifespan", "off"],
-        cwd=Path(settings.BASE_DIR), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            log.close()
-            pytest.fail("the test server did not start:\n" + (folder / "server.log").read_text()[-3000:])
-        time.sleep(0.1)
-    yield url
-    os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    log.close()
+    with studio_server(ports=PORTS, log_dir=artifacts_dir(request), name="match", DB_CONN_MAX_AGE="0",
+                       VIRTUAL_DEALER_THREAD="1") as url:
+        yield url
 
 
 def chips_text(amount: Decimal) -> str:

@@ -11,23 +11,17 @@ Screenshots land in test-artifacts/<test name>/; the server's log in test-artifa
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
-from urllib.parse import quote
 
 import httpx
 import pytest
-from django.conf import settings
 from playwright.sync_api import expect
 from rest_framework.authtoken.models import Token
 
 from bets.models import Bet
+
+from tests.servers import studio_server
 
 from .conftest import artifacts_dir
 
@@ -39,21 +33,8 @@ JOKER = "KS"
 DEAL = ["AC", "QS", "8D", "7C", "JH", "2H", "KD"]
 
 
-def _free_port() -> int:
-    for port in PORTS:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    pytest.fail(f"no free port in {PORTS.start}-{PORTS.stop - 1} for the test server")
 
 
-def _database_url() -> str:
-    db = settings.DATABASES["default"]
-    auth = quote(db.get("USER") or "postgres") + (":" + quote(db["PASSWORD"]) if db.get("PASSWORD") else "")
-    return f"postgres://{auth}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
 
 
 @pytest.fixture(autouse=True)
@@ -80,41 +61,9 @@ def _fast_passwords():
 def studio_url(django_db_setup, request):
     """The studio served by uvicorn on the test database, for the tests of this module. Its
     connections sit idle between requests, so the flush after each test goes through."""
-    port = _free_port()
-    env = {
-        **os.environ, "DATABASE_URL": _database_url(),
-        "TASK_RUNNER": "inprocess", "INPROCESS_TIMERS": "false", "INPROCESS_ASYNC": "false",
-        # With REDIS_URL, a channel prefix of its own: no other server's table 1 is heard here.
-        "CHANNELS_PREFIX": f"{os.environ.get('CHANNELS_PREFIX', 'studio')}-play-{port}",
-    }
     folder = Path(request.config.rootpath) / "test-artifacts" / "test_play-server"
-    folder.mkdir(parents=True, exist_ok=True)
-    log = open(folder / "server.log", "wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "studio.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-         "--ws-per-message-deflate", "false", "--lifespan", "off"],
-        cwd=Path(settings.BASE_DIR), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            log.close()
-            pytest.fail("the test server did not start:\n" + (folder / "server.log").read_text()[-3000:])
-        time.sleep(0.1)
-    yield url
-    os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    log.close()
+    with studio_server(ports=PORTS, log_dir=folder, name="play") as url:
+        yield url
 
 
 class Dealer:

@@ -33,7 +33,7 @@ class Command(BaseCommand):
             defaults={"card_count_paytable": "play", "chip_unit": 1, "min_bet": 10, "max_bet": 500, "betting_seconds": 20},
         )
         self.stdout.write("Demo logins (password demo-pass): dealer, supervisor, alice, bob, carol")
-        self.stdout.write(f"Dealer console:  http://127.0.0.1:8000/console/")
+        self.stdout.write("Dealer console:  http://127.0.0.1:8000/console/")
         self.stdout.write(f"Player page:     http://127.0.0.1:8000/play/tables/{table.pk}/  (the virtual dealer deals here)")
         self.stdout.write("Supervisor:      http://127.0.0.1:8000/supervisor/")
         self.stdout.write("API docs:        http://127.0.0.1:8000/api/docs/   Admin: http://127.0.0.1:8000/admin/ (supervisor)")

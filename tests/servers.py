@@ -1,0 +1,79 @@
+"""Real processes for the tests that need them: the studio under uvicorn (WebSockets need the ASGI
+server; pytest-django's live_server is WSGI) on the test database."""
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+import pytest
+from django.conf import settings
+
+
+def free_port(ports: range) -> int:
+    for port in ports:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    pytest.fail(f"no free port in {ports.start}-{ports.stop - 1} for the test server")
+
+
+def test_database_url() -> str:
+    """A DATABASE_URL for the database the tests run on (pytest-django's test_<name>)."""
+    db = settings.DATABASES["default"]
+    auth = quote(db.get("USER") or "postgres") + (":" + quote(db["PASSWORD"]) if db.get("PASSWORD") else "")
+    return f"postgres://{auth}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+@contextlib.contextmanager
+def studio_server(*, ports: range, log_dir: Path, name: str, **env_extra: str):
+    """uvicorn serving the studio on the test database, tasks in-process; yields its base URL.
+    With REDIS_URL the server gets a channel prefix of its own, so no other server is heard."""
+    port = free_port(ports)
+    env = {**os.environ, "DATABASE_URL": test_database_url(), "TASK_RUNNER": "inprocess",
+           "INPROCESS_TIMERS": "false", "INPROCESS_ASYNC": "false", **env_extra}
+    if env.get("REDIS_URL"):
+        env["CHANNELS_PREFIX"] = f"{os.environ.get('CHANNELS_PREFIX', 'studio')}-{name}-{port}"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_path = log_dir / "server.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "studio.asgi:application", "--host", "127.0.0.1", "--port", str(port),
+             "--ws-per-message-deflate", "false", "--lifespan", "off"],
+            cwd=Path(settings.BASE_DIR), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail("the test server did not start:\n" + log_path.read_text()[-3000:])
+                time.sleep(0.1)
+            yield url
+        finally:
+            stop(proc)
