@@ -36,9 +36,11 @@ run: demo
 test: install browser
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# Benchmarks (not tests): need DATABASE_URL=postgres://... and REDIS_URL; see docs/PERFORMANCE.md.
 bench: install
 	$(PY) scripts/bench_cards.py
 	$(PY) scripts/bench_settle.py
+	$(PY) scripts/bench_bets_http.py
 
 clean:
 	rm -rf $(VENV) studio.sqlite3* test-artifacts

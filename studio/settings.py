@@ -67,8 +67,13 @@ DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
     if not DATABASE_URL.startswith(("postgres://", "postgresql://")):
         raise ImproperlyConfigured("DATABASE_URL must be a postgres:// URL (or unset for embedded SQLite)")
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))}
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # Under ASGI each request runs in a thread of its own, so persistent per-thread connections are
+    # never reused and pile up until garbage collection: the processes share a psycopg pool instead
+    # (DB_POOL_SIZE=0 turns it off: then one connection per request, closed at its end).
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+    _pool = env_int("DB_POOL_SIZE", 10)
+    if _pool > 0:
+        DATABASES["default"]["OPTIONS"] = {"pool": {"min_size": 1, "max_size": _pool, "timeout": 10}}
 else:
     DATABASES = {
         "default": {

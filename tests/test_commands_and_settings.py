@@ -152,7 +152,7 @@ def test_production_starts_with_its_own_secret():
 
 def import_settings_fresh(monkeypatch, **env):
     """Run studio/settings.py again as a new module with this environment (django.conf is untouched)."""
-    for key in ("SECRET_KEY", "DEBUG", "DATABASE_URL", "REDIS_URL", "DB_CONN_MAX_AGE", "TASK_RUNNER"):
+    for key in ("SECRET_KEY", "DEBUG", "DATABASE_URL", "REDIS_URL", "DB_POOL_SIZE", "TASK_RUNNER"):
         monkeypatch.delenv(key, raising=False)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
@@ -166,7 +166,7 @@ def import_settings_fresh(monkeypatch, **env):
     ({"DEBUG": "0"}, "SECRET_KEY"),
     ({"DEBUG": "maybe"}, "DEBUG"),
     ({"DATABASE_URL": "mysql://localhost/db"}, "DATABASE_URL"),
-    ({"DB_CONN_MAX_AGE": "forever", "DATABASE_URL": "postgres://localhost/x"}, "DB_CONN_MAX_AGE"),
+    ({"DB_POOL_SIZE": "forever", "DATABASE_URL": "postgres://localhost/x"}, "DB_POOL_SIZE"),
 ])
 def test_a_bad_setting_fails_loudly_naming_it(monkeypatch, env, name):
     with pytest.raises(ImproperlyConfigured, match=name):

@@ -48,7 +48,7 @@ def _fast_passwords():
 def studio_url(transactional_db, request):
     """The studio under uvicorn on the test database, virtual dealer inside; stopped before the
     database is flushed."""
-    with studio_server(ports=PORTS, log_dir=artifacts_dir(request), name="match", DB_CONN_MAX_AGE="0",
+    with studio_server(ports=PORTS, log_dir=artifacts_dir(request), name="match",
                        VIRTUAL_DEALER_THREAD="1") as url:
         yield url
 

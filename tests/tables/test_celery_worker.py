@@ -30,7 +30,7 @@ def _test_database_url() -> str:
 def _start(args, log_path, ready_text):
     """Start `python -m celery -A studio ARGS` on the test database; wait until its log says it is ready."""
     env = {**os.environ, "DATABASE_URL": _test_database_url(), "REDIS_URL": dj_settings.REDIS_URL,
-           "DJANGO_SETTINGS_MODULE": "studio.settings", "DB_CONN_MAX_AGE": "0", "TASK_RUNNER": "celery",
+           "DJANGO_SETTINGS_MODULE": "studio.settings", "TASK_RUNNER": "celery",
            "INPROCESS_TIMERS": "0"}
     log = open(log_path, "w")
     proc = subprocess.Popen([sys.executable, "-m", "celery", "-A", "studio", *args], cwd=dj_settings.BASE_DIR, env=env,
