@@ -1,12 +1,179 @@
-"""The live stream of a table. Consumers do no database work per event: they join the table's
-group (and the watcher's own), send a snapshot on connect, then forward what `tables.stream` sends."""
+"""The live stream of a table: `ws://HOST/ws/tables/{id}/` (protocol in docs/STREAM.md).
+
+A watcher gets a snapshot on connect, then every event of the table in `seq` order and, when it
+connected with its API token (`?token=`) or its session cookie, its own personal messages.
+Consumers do no database work per event.
+
+Fan-out: a server process has one `StreamHub` (per event loop). The hub holds the process's one
+channel on the channel layer and subscribes it to each group a local watcher needs (`table.7`,
+`user.3`): one Redis subscription per group and process, not one per watcher. For each message it
+calls `deliver()` on every local member. The event arrives JSON-encoded once (tables/stream.py) and
+is written to each socket as is. A send that can complete at once (the usual case: the socket
+takes it) runs synchronously; a send that has to wait (a slow or dead watcher whose buffers are
+full) finishes in that watcher's own task, its later messages queued behind it, so it never holds
+up the others; a watcher too far behind is closed, and reconnects to a fresh snapshot.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import deque
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.exceptions import StopConsumer
+from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
+from channels.utils import await_many_dispatch
 from django.contrib.auth.models import AnonymousUser
+from django.core.serializers.json import DjangoJSONEncoder
 
 from .stream import table_group, user_group
+
+log = logging.getLogger(__name__)
+
+GAP_WAIT = 0.3  # seconds an event may wait for a missing earlier one before it is sent anyway
+SNAPSHOT_REUSE = 1.0  # seconds a process may hand the same snapshot to watchers joining (until an event)
+MAX_BACKLOG = 500  # messages queued for a watcher that does not read, before it is closed
+CLOSE_NO_TABLE = 4404
+CLOSE_TOO_SLOW = 4408
+
+
+class StreamHub:
+    """The event loop's subscriptions to stream groups, fanned out to the loop's watchers."""
+
+    _hubs: dict[asyncio.AbstractEventLoop, StreamHub] = {}
+
+    @classmethod
+    def current(cls) -> StreamHub:
+        loop = asyncio.get_running_loop()
+        if loop not in cls._hubs:
+            cls._hubs[loop] = cls(loop)
+        return cls._hubs[loop]
+
+    def __init__(self, loop):
+        self.loop, self.layer = loop, get_channel_layer()
+        self.members: dict[str, set] = {}
+        self.subscribing: dict[str, asyncio.Task] = {}
+        self.channel: asyncio.Task | None = None
+        self.reader: asyncio.Task | None = None
+        self.last_seq: dict[str, int] = {}  # the newest table event this hub has passed on, by group
+        self.snapshots: dict[str, tuple[float, dict]] = {}  # table group -> (read at, snapshot)
+        self.reading: dict[str, asyncio.Task] = {}  # table group -> the snapshot read in flight
+
+    async def snapshot(self, table_id: int) -> dict | None:
+        """The snapshot for a watcher that has joined the table's group. Watchers joining together
+        (a reconnect storm) share one database read, reused for a second at most and only while
+        no later event has come: a watcher gets every event after it, having joined first."""
+        group = table_group(table_id)
+        read_at, snapshot = self.snapshots.get(group, (0.0, None))
+        if snapshot is None or self.loop.time() - read_at > SNAPSHOT_REUSE or self.last_seq.get(group, 0) > snapshot["seq"]:
+            if group not in self.reading:
+                self.reading[group] = self.loop.create_task(self._read_snapshot(table_id, group))
+            read_at, snapshot = await asyncio.shield(self.reading[group])
+            if snapshot is not None and self.last_seq.get(group, 0) > snapshot["seq"]:
+                return await _snapshot(table_id)  # an event came during the read: read again, alone
+        rnd = snapshot and snapshot["round"]
+        if rnd and rnd["status"] == "betting":  # the countdown went on since the read
+            left = max(0, rnd["betting_left_ms"] - int((self.loop.time() - read_at) * 1000))
+            snapshot = {**snapshot, "round": {**rnd, "betting_left_ms": left}}
+        return snapshot
+
+    async def _read_snapshot(self, table_id: int, group: str) -> tuple[float, dict | None]:
+        read_at = self.loop.time()
+        try:
+            snapshot = await _snapshot(table_id)
+        finally:
+            del self.reading[group]
+        if snapshot is not None and group in self.subscribing and self.last_seq.get(group, 0) <= snapshot["seq"]:
+            self.snapshots[group] = (read_at, snapshot)
+        return read_at, snapshot
+
+    async def join(self, group: str, watcher) -> None:
+        """Returns once this process receives the group's messages."""
+        self.members.setdefault(group, set()).add(watcher)
+        if group not in self.subscribing:
+            self.subscribing[group] = self.loop.create_task(self._subscribe(group))
+        await asyncio.shield(self.subscribing[group])
+
+    async def _subscribe(self, group: str) -> None:
+        try:
+            if self.channel is None:
+                self.channel = self.loop.create_task(self.layer.new_channel("stream-hub."))
+            channel = await self.channel
+            if self.reader is None:
+                self.reader = self.loop.create_task(self._read(channel))
+            await self.layer.group_add(group, channel)
+        except BaseException:
+            self.subscribing.pop(group, None)  # the next joiner tries again
+            if self.channel is not None and self.channel.done() and self.channel.exception():
+                self.channel = None
+            raise
+
+    async def leave(self, group: str, watcher) -> None:
+        members = self.members.get(group)
+        if members is None or watcher not in members:
+            return
+        members.discard(watcher)
+        task = self.subscribing.get(group)
+        if members or task is None:
+            return
+        await asyncio.wait([task])
+        if self.members.get(group) or self.subscribing.get(group) is not task:
+            return  # someone joined meanwhile
+        del self.members[group], self.subscribing[group]
+        self.last_seq.pop(group, None)
+        self.snapshots.pop(group, None)
+        if not task.exception():
+            await self.layer.group_discard(group, self.channel.result())
+        if not self.members and self._hubs.get(self.loop) is self:  # nobody left: free the channel
+            del self._hubs[self.loop]
+            if self.reader is not None:
+                self.reader.cancel()
+
+    async def _read(self, channel: str) -> None:
+        while True:
+            try:
+                message = await self.layer.receive(channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the layer lost its server: watchers will see a gap and recover
+                log.exception("stream hub: receive failed")
+                await asyncio.sleep(1)
+                continue
+            group, seq = message.get("group"), message.get("seq")
+            if seq is not None and seq > self.last_seq.get(group, 0):
+                self.last_seq[group] = seq
+            for watcher in list(self.members.get(group, ())):
+                try:
+                    watcher.deliver(message)
+                except Exception:
+                    log.exception("stream delivery failed")
+
+
+def _send_now(coro) -> asyncio.Future | None:
+    """Run a send coroutine as far as it goes without waiting (as Python 3.12's eager tasks do).
+    Returns None when it completed, else what it waits for: finish it with _send_rest."""
+    try:
+        waiting_for = coro.send(None)
+    except StopIteration:
+        return None
+    return waiting_for if waiting_for is not None else asyncio.sleep(0)
+
+
+async def _send_rest(coro, waiting_for) -> None:
+    """Drive a send coroutine that had to wait, as a Task would."""
+    try:
+        while True:
+            await asyncio.wait([asyncio.ensure_future(waiting_for)])
+            try:
+                waiting_for = coro.send(None)
+            except StopIteration:
+                return
+            waiting_for = waiting_for if waiting_for is not None else asyncio.sleep(0)
+    finally:
+        coro.close()
 
 
 @database_sync_to_async
@@ -24,41 +191,146 @@ def _snapshot(table_id: int):
     return table_snapshot(table_id=table_id)
 
 
-class TableStreamConsumer(AsyncJsonWebsocketConsumer):
+class TableStreamConsumer(AsyncWebsocketConsumer):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.hub, self.joined, self.closed = None, [], False
+        self.next_seq = None  # the snapshot's seq + 1, once the snapshot is sent
+        self.early: list[dict] = []  # messages that came before the snapshot was sent
+        self.held: dict[int, str] = {}  # events waiting for a missing earlier one
+        self.gap_timer = None
+        self.backlog: deque | None = None  # messages behind a send that had to wait
+        self.sender: asyncio.Task | None = None
+        self.closing: asyncio.Task | None = None
+
+    async def __call__(self, scope, receive, send):
+        # AsyncConsumer.__call__ without a channel of its own: the hub receives for every watcher.
+        self.scope, self.base_send, self.channel_layer = scope, send, None
+        try:
+            await await_many_dispatch([receive], self.dispatch)
+        except StopConsumer:
+            pass
+        finally:
+            await self._leave()
+
+    async def dispatch(self, message):
+        # AsyncConsumer.dispatch without its aclose_old_connections(), a thread hop per message for
+        # handlers that use the database; these do not (database_sync_to_async cleans up itself).
+        await getattr(self, message["type"].replace(".", "_"))(message)
+
     async def connect(self):
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        self.groups_joined = []
         token = parse_qs(self.scope.get("query_string", b"").decode()).get("token", [""])[0]
         user = await _user_from_token(token) if token else self.scope.get("user") or AnonymousUser()
         self.user_id = user.pk if user.is_authenticated else None
-        snapshot = None
         await self.accept()
-        await self._join(table_group(self.table_id))
+        self.hub = StreamHub.current()
+        await self._join(table_group(self.table_id))  # join first, then read the snapshot: no event falls between
         if self.user_id:
             await self._join(user_group(self.user_id))
-        snapshot = await _snapshot(self.table_id)
+        snapshot = await self.hub.snapshot(self.table_id)
         if snapshot is None:
-            await self.close(code=4404)
+            await self.close(code=CLOSE_NO_TABLE)
             return
-        self.seq_floor = snapshot["seq"]
-        await self.send_json(snapshot)
+        await self.send(text_data=json.dumps(snapshot, cls=DjangoJSONEncoder, separators=(",", ":")))
+        self.next_seq = snapshot["seq"] + 1
+        early, self.early = self.early, []
+        for message in early:
+            self.deliver(message)
 
     async def _join(self, group: str):
-        await self.channel_layer.group_add(group, self.channel_name)
-        self.groups_joined.append(group)
+        self.joined.append(group)
+        await self.hub.join(group, self)
 
-    async def disconnect(self, code):
-        for group in getattr(self, "groups_joined", []):
-            await self.channel_layer.group_discard(group, self.channel_name)
+    async def _leave(self):
+        self.closed = True
+        if self.gap_timer is not None:
+            self.gap_timer.cancel()
+        if self.sender is not None:
+            self.sender.cancel()
+        joined, self.joined = self.joined, []
+        for group in joined:
+            await self.hub.leave(group, self)
 
-    async def receive_json(self, content, **kwargs):
-        if content.get("type") == "ping":
-            await self.send_json({"type": "pong"})
+    async def receive(self, text_data=None, bytes_data=None):
+        try:
+            content = json.loads(text_data or "{}")
+        except ValueError:
+            return
+        if isinstance(content, dict) and content.get("type") == "ping":
+            await self.send(text_data='{"type":"pong"}')
 
-    async def stream_event(self, message):
-        event = message["event"]
-        seq = event.get("seq")
-        if seq is not None:
-            if seq <= getattr(self, "seq_floor", 0):
-                return  # already in the snapshot
-        await self.send_json(event)
+    # --- delivery: the hub calls deliver() synchronously for every message of a joined group ---
+
+    def deliver(self, message: dict) -> None:
+        if self.closed:
+            return
+        if self.next_seq is None:
+            self.early.append(message)
+            return
+        seq = message.get("seq")
+        if seq is None:  # a personal message
+            self._write(message["text"])
+        elif seq == self.next_seq:
+            self._write(message["text"])
+            self.next_seq += 1
+            while self.next_seq in self.held:
+                self._write(self.held.pop(self.next_seq))
+                self.next_seq += 1
+            if not self.held and self.gap_timer is not None:
+                self.gap_timer.cancel()
+                self.gap_timer = None
+        elif seq > self.next_seq:  # an earlier event is late (two processes published at once): wait
+            self.held[seq] = message["text"]
+            if self.gap_timer is None:
+                self.gap_timer = self.hub.loop.call_later(GAP_WAIT, self._gap_timeout)
+        # seq < next_seq: in the snapshot already, or a duplicate
+
+    def _gap_timeout(self) -> None:
+        """The missing event did not come: send what we have, in order (the client sees the gap)."""
+        self.gap_timer = None
+        for seq in sorted(self.held):
+            self._write(self.held.pop(seq))
+            self.next_seq = seq + 1
+
+    def _write(self, text: str) -> None:
+        if self.closed:
+            return
+        if self.backlog is not None:  # a send is waiting for this watcher: queue behind it
+            if len(self.backlog) >= MAX_BACKLOG:
+                self._too_slow()
+            else:
+                self.backlog.append(text)
+            return
+        coro = self.base_send({"type": "websocket.send", "text": text})
+        try:
+            waiting_for = _send_now(coro)
+        except Exception:  # the client is gone; its disconnect is on the way
+            self.closed = True
+            return
+        if waiting_for is not None:
+            self.backlog = deque()
+            self.sender = self.hub.loop.create_task(self._drain(coro, waiting_for))
+
+    async def _drain(self, coro, waiting_for) -> None:
+        try:
+            await _send_rest(coro, waiting_for)
+            while self.backlog:
+                await self.base_send({"type": "websocket.send", "text": self.backlog.popleft()})
+        except Exception:
+            self.closed = True
+        finally:
+            self.backlog, self.sender = None, None
+
+    def _too_slow(self) -> None:
+        log.warning("closing a watcher of table %s: more than %s messages behind", self.table_id, MAX_BACKLOG)
+        self.closed = True
+        if self.sender is not None:
+            self.sender.cancel()
+        self.closing = self.hub.loop.create_task(self._close_quietly(CLOSE_TOO_SLOW))
+
+    async def _close_quietly(self, code: int) -> None:
+        try:
+            await self.base_send({"type": "websocket.close", "code": code})
+        except Exception:
+            pass

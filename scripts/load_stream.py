@@ -1,0 +1,562 @@
+"""Load test of the live stream (not a timed test): N watchers on one table of the production setup,
+one round dealt through the API, and the floor: a bare `websockets` server broadcasting the same
+messages to the same number of clients. See docs/STREAM.md for the figures and how to read them.
+
+    DATABASE_URL=postgres://... REDIS_URL=redis://... python scripts/load_stream.py [--watchers 1000]
+
+The production setup it starts (and stops): two uvicorn processes on two ports (--workers 1 each,
+the flags of scripts/serve.py: no per-message compression), one Celery worker (settlement), the
+Redis pub/sub channel layer, DEBUG=0 and a SECRET_KEY. Watchers are spread over both ports and over
+several client processes; each client is a bare asyncio protocol around the sans-I/O
+`websockets.client.ClientProtocol` (no compression offered), which stamps a frame's arrival in
+data_received, so the clients cost as little CPU as possible (they share 2 cores with the servers).
+The same script plays the client processes (--role client) and the floor server (--role floor).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import pickle
+import resource
+import secrets
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+NON_KINGS = [r + s for r in "A23456789TJQ" for s in "SHDC"]  # 48 cards; "T" is read as 10
+RSS_FIELDS = ("VmRSS", "VmHWM")
+
+
+def raise_nofile() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def use_uvloop() -> None:
+    try:
+        import uvloop
+    except ImportError:
+        return
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+
+
+# ---------------------------------------------------------------- client processes (--role client)
+
+LAST_EVENT = b'"round.settled"'  # the last event of a round, in the first bytes of its text
+
+
+class Watcher(asyncio.Protocol):
+    """One WebSocket watcher: records (arrival time, text) of every frame, nothing else."""
+
+    finished: set = set()  # the watchers (of this process) that got the round's last event
+    all_finished: asyncio.Event | None = None
+
+    def __init__(self, uri: str, origin: str, need_first_frame: bool):
+        from websockets.client import ClientProtocol
+        from websockets.uri import parse_uri
+
+        self.conn = ClientProtocol(parse_uri(uri), origin=origin, max_size=2**22)
+        self.need_first_frame = need_first_frame
+        self.ready = asyncio.get_running_loop().create_future()
+        self.frames: list[tuple[float, bytes]] = []
+        self.transport = None
+
+    def connection_made(self, transport):
+        self.transport = transport
+        self.conn.send_request(self.conn.connect())
+        self._flush()
+
+    def data_received(self, data: bytes):
+        now = time.time()
+        from websockets.frames import Frame, Opcode
+        from websockets.http11 import Response
+
+        self.conn.receive_data(data)
+        for event in self.conn.events_received():
+            if isinstance(event, Frame):
+                if event.opcode is Opcode.TEXT:
+                    self.frames.append((now, bytes(event.data)))
+                    if not self.ready.done():
+                        self.ready.set_result(True)
+                    elif LAST_EVENT in event.data[:40]:
+                        self._finish()
+            elif isinstance(event, Response) and not self.ready.done():
+                if event.status_code != 101:
+                    self.ready.set_exception(RuntimeError(f"handshake refused: {event.status_code}"))
+                elif not self.need_first_frame:
+                    self.ready.set_result(True)
+        self._flush()
+
+    def _finish(self):
+        Watcher.finished.add(self)
+        if Watcher.all_finished is not None and len(Watcher.finished) >= Watcher.expected:
+            Watcher.all_finished.set()
+
+    def _flush(self):
+        for chunk in self.conn.data_to_send():
+            if chunk:
+                self.transport.write(chunk)
+
+    def connection_lost(self, exc):
+        if not self.ready.done():
+            self.ready.set_exception(exc or ConnectionError("closed"))
+
+
+async def client_main(args) -> None:
+    loop = asyncio.get_running_loop()
+    urls = args.urls.split(",")
+    sem = asyncio.Semaphore(args.parallel)
+    watchers: list[Watcher] = []
+
+    async def open_one(i: int):
+        url = urls[i % len(urls)]
+        host, port = url.split("//")[1].split("/")[0].split(":")
+        async with sem:
+            for attempt in range(5):
+                w = Watcher(url, f"http://{host}:{port}", need_first_frame=args.mode == "studio")
+                try:
+                    await loop.create_connection(lambda: w, host, int(port))
+                    await asyncio.wait_for(w.ready, 60)
+                    watchers.append(w)
+                    return
+                except (OSError, RuntimeError, asyncio.TimeoutError):
+                    if w.transport:
+                        w.transport.close()
+                    await asyncio.sleep(0.2 * (attempt + 1))
+
+    await asyncio.gather(*(open_one(args.first + i) for i in range(args.count)))
+    Watcher.expected, Watcher.all_finished = len(watchers), asyncio.Event()
+    usage0 = resource.getrusage(resource.RUSAGE_SELF)
+    print(f"READY {len(watchers)}", flush=True)
+    stop = loop.run_in_executor(None, sys.stdin.readline)  # the driver says STOP
+    finished = asyncio.ensure_future(Watcher.all_finished.wait())
+    await asyncio.wait([stop, finished], return_when=asyncio.FIRST_COMPLETED)
+    if finished.done():  # every watcher got the round's last event
+        print("FINISHED", flush=True)
+    await stop
+    usage1 = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (usage1.ru_utime + usage1.ru_stime) - (usage0.ru_utime + usage0.ru_stime)
+    results = []
+    for w in watchers:
+        events, snapshot_seq = [], None
+        for t, raw in w.frames:
+            msg = json.loads(raw)
+            if msg.get("type") == "snapshot":
+                snapshot_seq = msg["seq"]
+            elif "seq" in msg:
+                events.append((msg["seq"], msg["type"], msg.get("position"), t, msg.get("at")))
+        results.append({"snapshot": snapshot_seq, "events": events})
+    texts = [raw.decode() for _, raw in watchers[0].frames if b'"snapshot"' not in raw[:40]] if watchers else []
+    with open(args.out, "wb") as fh:
+        pickle.dump({"watchers": results, "cpu": cpu, "texts": texts, "connected": len(watchers)}, fh)
+    for w in watchers:
+        w.transport.close()
+    print("DONE", flush=True)
+
+
+# ---------------------------------------------------------------- the floor (--role floor)
+
+async def floor_main(args) -> None:
+    from websockets.asyncio.server import broadcast, serve
+
+    clients = set()
+
+    async def handler(ws):
+        if ws.request.path == "/control":
+            async for message in ws:
+                broadcast(clients, message)
+            return
+        clients.add(ws)
+        try:
+            await ws.wait_closed()
+        finally:
+            clients.discard(ws)
+
+    async with serve(handler, "127.0.0.1", args.port, compression=None, backlog=4096, ping_interval=20):
+        print("LISTENING", flush=True)
+        await asyncio.Future()
+
+
+# ---------------------------------------------------------------- the driver
+
+class Procs:
+    """Every subprocess this run starts, each in its own process group; stop() ends them all."""
+
+    def __init__(self):
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self, cmd, env=None, **kw) -> subprocess.Popen:
+        p = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True, **kw)
+        self.procs.append(p)
+        return p
+
+    def stop(self):
+        for p in self.procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGTERM)
+        deadline = time.time() + 10
+        for p in self.procs:
+            try:
+                p.wait(max(0.1, deadline - time.time()))
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+
+
+def proc_status(pid: int) -> dict[str, int]:
+    """RSS now and peak (kB), and CPU seconds so far, of one process."""
+    out = {}
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in RSS_FIELDS:
+                out[key] = int(value.split()[0])
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        out["cpu"] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except FileNotFoundError:
+        pass
+    return out
+
+
+def server_env() -> dict[str, str]:
+    env = dict(os.environ)
+    if not env.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")) or not env.get("REDIS_URL"):
+        sys.exit("load_stream.py runs the production setup: set DATABASE_URL=postgres://... and REDIS_URL=redis://...")
+    env.update(DEBUG="0", ALLOWED_HOSTS="127.0.0.1,localhost", TASK_RUNNER="celery", LOG_LEVEL="WARNING",
+               PYTHONUNBUFFERED="1")
+    env.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+    env.setdefault("CHANNELS_PREFIX", "loadstream")
+    return env
+
+
+def setup_table(env) -> tuple[int, str]:
+    """A fresh table and a dealer's API token, written through the ORM before the servers start."""
+    os.environ.update(env)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from rest_framework.authtoken.models import Token
+
+    from tables.models import Table
+
+    call_command("migrate", verbosity=0)
+    call_command("studio_user", "load-dealer", "--role", "dealer", "--password", secrets.token_urlsafe(16),
+                 stdout=open(os.devnull, "w"))
+    dealer = get_user_model().objects.get(username="load-dealer")
+    table = Table.objects.create(name=f"Load {time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}", betting_seconds=120)
+    token = Token.objects.get_or_create(user=dealer)[0].key
+    from django.db import connections
+
+    connections.close_all()
+    return table.pk, token
+
+
+def wait_http(url: str, timeout: float = 30) -> None:
+    import httpx
+
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise SystemExit(f"server at {url} did not come up")
+
+
+def start_clients(procs: Procs, args, urls: list[str], mode: str, tmp: str):
+    n, k = args.watchers, args.client_procs
+    clients, first = [], 0
+    for i in range(k):
+        count = n // k + (1 if i < n % k else 0)
+        out = os.path.join(tmp, f"{mode}-{i}.pickle")
+        cmd = [PY, __file__, "--role", "client", "--mode", mode, "--urls", ",".join(urls), "--first", str(first),
+               "--count", str(count), "--out", out, "--parallel", str(args.parallel)]
+        clients.append((procs.start(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True), out))
+        first += count
+    t0 = time.monotonic()
+    connected = sum(int(p.stdout.readline().split()[1]) for p, _ in clients)
+    return clients, connected, time.monotonic() - t0
+
+
+def wait_finished(clients, timeout: float) -> None:
+    """Until every client says each of its watchers got the round's last event, or the timeout."""
+    import selectors
+
+    waiting, deadline = selectors.DefaultSelector(), time.monotonic() + timeout
+    for p, _ in clients:
+        waiting.register(p.stdout, selectors.EVENT_READ)
+    while waiting.get_map() and time.monotonic() < deadline:
+        for key, _ in waiting.select(max(0.0, deadline - time.monotonic())):
+            assert key.fileobj.readline().strip() == "FINISHED"
+            waiting.unregister(key.fileobj)
+
+
+def stop_clients(clients) -> dict:
+    for p, _ in clients:
+        p.stdin.write("STOP\n")
+        p.stdin.flush()
+    merged = {"watchers": [], "cpu": 0.0, "texts": []}
+    for p, out in clients:
+        line = p.stdout.readline().strip()
+        if line == "FINISHED":  # it finished after the timeout
+            line = p.stdout.readline().strip()
+        assert line == "DONE", line
+        with open(out, "rb") as fh:
+            data = pickle.load(fh)
+        merged["watchers"] += data["watchers"]
+        merged["cpu"] += data["cpu"]
+        merged["texts"] = merged["texts"] or data["texts"]
+        p.wait()
+    return merged
+
+
+def deal_round(args, base: str, token: str, table_id: int) -> tuple[dict, float]:
+    """Open, close and deal one round through the API; returns when each event's POST was sent,
+    and the median time the API took to answer a POST (ms)."""
+    import httpx
+
+    sent: dict[tuple, float] = {}
+    took: list[float] = []
+    with httpx.Client(base_url=base, headers={"Authorization": f"Token {token}"}, timeout=30) as http:
+        def post(key, url, body=None):
+            sent[key] = time.time()
+            r = http.post(url, json=body)
+            took.append((time.time() - sent[key]) * 1000)
+            assert r.status_code in (200, 201), (url, r.status_code, r.text)
+            return r.json()
+
+        rnd = post(("round.opened", None), f"/api/tables/{table_id}/rounds/", {"joker": "KS"})
+        time.sleep(args.gap)
+        post(("betting.closed", None), f"/api/rounds/{rnd['id']}/close-betting/")
+        cards = NON_KINGS[: args.cards - 1] + ["KH"]
+        for card in cards:
+            time.sleep(args.gap)
+            dealt = post(("card.dealt", None), f"/api/rounds/{rnd['id']}/cards/", {"card": card})
+            sent[("card.dealt", dealt["position"])] = sent.pop(("card.dealt", None))
+        sent[("round.finished", None)] = sent[("round.settled", None)] = sent[("card.dealt", len(cards))]
+        t_end = time.monotonic()
+        while http.get(f"/api/rounds/{rnd['id']}/").json()["status"] != "settled":
+            if time.monotonic() - t_end > 30:
+                raise SystemExit("the round was not settled within 30 s: is the Celery worker running?")
+            time.sleep(0.05)
+    return sent, statistics.median(took)
+
+
+def analyse(name: str, data: dict, sent: dict, seqs: list[int], watchers: int, wall: float) -> dict:
+    """Latency of the card events (card.dealt, round.finished) from their POST (the floor: from the
+    moment the message was handed to the server), and, for the studio, from the event's `at` (made
+    inside the transaction: commit, publish, Redis, fan-out and client); lost, out of order."""
+    from datetime import datetime
+
+    card_lat, fanout_lat, all_lat, settled_lat, lost, disorder, dup = [], [], [], [], 0, 0, 0
+    api_lat = {}  # card event -> from its POST to its `at` (the API's part, before the stream)
+    for w in data["watchers"]:
+        got = [e[0] for e in w["events"]]
+        start = w["snapshot"] if w["snapshot"] is not None else seqs[0] - 1
+        expected = [s for s in seqs if s > start]
+        lost += len(set(expected) - set(got))
+        dup += len(got) - len(set(got))
+        disorder += sum(1 for a, b in zip(got, got[1:]) if b < a)
+        for seq, typ, pos, t, at in w["events"]:
+            t0 = sent.get((typ, pos))
+            if t0 is None:
+                continue
+            ms = (t - t0) * 1000
+            if typ == "round.settled":  # from the last card's POST: the Celery worker settles
+                if name == "studio":
+                    settled_lat.append(ms)
+                continue
+            all_lat.append(ms)
+            if typ in ("card.dealt", "round.finished"):
+                card_lat.append(ms)
+                if name == "studio" and at:
+                    made = datetime.fromisoformat(at).timestamp()
+                    fanout_lat.append((t - made) * 1000)
+                    api_lat[(typ, pos)] = (made - t0) * 1000
+
+    def pct(values, p):
+        return round(statistics.quantiles(values, n=100, method="inclusive")[p - 1], 1) if len(values) > 1 else None
+
+    return {
+        "phase": name, "watchers": watchers, "connected": len(data["watchers"]),
+        "messages": sum(len(w["events"]) for w in data["watchers"]), "lost": lost, "out_of_order": disorder, "duplicates": dup,
+        "card_p50_ms": pct(card_lat, 50), "card_p99_ms": pct(card_lat, 99), "card_max_ms": round(max(card_lat), 1) if card_lat else None,
+        "from_at_p50_ms": pct(fanout_lat, 50), "from_at_p99_ms": pct(fanout_lat, 99),
+        "post_to_at_p50_ms": pct(list(api_lat.values()), 50), "post_to_at_max_ms": round(max(api_lat.values()), 1) if api_lat else None,
+        "all_p99_ms": pct(all_lat, 99), "settled_p50_ms": pct(settled_lat, 50),
+        "client_cpu_pct": round(100 * data["cpu"] / wall, 1), "load_avg": round(os.getloadavg()[0], 1),
+    }
+
+
+def replay_floor(args, port: int, texts: list[str], gaps: list[float]) -> dict:
+    """Send the studio's event texts to the floor server, with the same spacing; when each was sent."""
+    from websockets.sync.client import connect
+
+    sent = {}
+    with connect(f"ws://127.0.0.1:{port}/control", compression=None) as ws:
+        for text, gap in zip(texts, gaps):
+            time.sleep(gap)
+            msg = json.loads(text)
+            key = (msg["type"], msg.get("position"))
+            sent[key] = time.time()
+            if msg["type"] == "round.finished":
+                sent[key] = sent[("card.dealt", msg["cards_dealt"])]
+            elif msg["type"] == "round.settled":
+                sent[key] = sent[("card.dealt", max(p for t, p in sent if t == "card.dealt"))]
+            ws.send(text)
+    return sent
+
+
+def run_studio(args, tmp: str) -> tuple[dict, list[str], dict]:
+    """The production setup, N watchers, one round dealt through the API: the studio's figures,
+    the events' texts as a watcher got them, and when each event's POST was sent."""
+    import httpx
+
+    env = server_env()
+    table_id, token = setup_table(env)
+    ports = [args.port, args.port + 1]
+    procs = Procs()
+    try:
+        servers = [procs.start([PY, "-m", "uvicorn", "studio.asgi:application", "--host", "127.0.0.1", "--port", str(p),
+                                "--workers", "1", "--ws-per-message-deflate", "false", "--no-access-log", "--lifespan", "off",
+                                "--log-level", "warning", "--backlog", "4096"], env=env) for p in ports]
+        procs.start([PY, "-m", "celery", "-A", "studio", "worker", "-l", "warning", "--concurrency", "1", "-n",
+                     f"load-{os.getpid()}@%h"], env=env)
+        for p in ports:
+            wait_http(f"http://127.0.0.1:{p}/api/tables/{table_id}/stream-snapshot/")
+        print(f"table {table_id}; servers on {ports}; {args.watchers} watchers in {args.client_procs} client processes", flush=True)
+        urls = [f"ws://127.0.0.1:{p}/ws/tables/{table_id}/" for p in (ports if args.watchers_on == "both" else ports[1:])]
+        clients, connected, took = start_clients(procs, args, urls, "studio", tmp)
+        print(f"studio: {connected}/{args.watchers} watchers connected in {took:.1f} s", flush=True)
+        before = [proc_status(s.pid) for s in servers]
+        t_start = time.monotonic()
+        sent, api_ms = deal_round(args, f"http://127.0.0.1:{ports[0]}", token, table_id)
+        wait_finished(clients, args.timeout)
+        wall = time.monotonic() - t_start
+        after = [proc_status(s.pid) for s in servers]
+        data = stop_clients(clients)
+        final_seq = httpx.get(f"http://127.0.0.1:{ports[0]}/api/tables/{table_id}/stream-snapshot/").json()["seq"]
+    finally:
+        procs.stop()
+    texts = sorted(data["texts"], key=lambda t: json.loads(t)["seq"])
+    seqs = [json.loads(t)["seq"] for t in texts]
+    assert seqs and seqs[-1] == final_seq, (seqs, final_seq)
+    studio = analyse("studio", data, sent, seqs, args.watchers, wall)
+    studio["api_post_p50_ms"] = round(api_ms, 1)
+    studio["server_rss_mb"] = [round(a.get("VmRSS", 0) / 1024) for a in after]
+    studio["server_peak_rss_mb"] = [round(a.get("VmHWM", 0) / 1024) for a in after]
+    studio["server_cpu_s"] = [round(a.get("cpu", 0) - b.get("cpu", 0), 2) for a, b in zip(after, before)]
+    return studio, texts, sent
+
+
+def synthetic_round(args) -> tuple[list[str], dict]:
+    """For --floor-only: messages shaped like a round's events, spaced like the dealer's calls."""
+    at, texts, sent, now = "2026-01-01T00:00:00+00:00", [], {}, time.time()
+    spots = [{"spot": f"spot_{i}", "pays": "8:1"} for i in range(15)]
+    events = [("round.opened", None, {"joker": "KS", "spots": spots}), ("betting.closed", None, {"reason": "dealer"})]
+    events += [("card.dealt", i, {"side": "andar", "card": "2H"}) for i in range(1, args.cards + 1)]
+    events += [("round.finished", None, {"winner": "andar", "cards_dealt": args.cards}), ("round.settled", None, {"totals": {}})]
+    for seq, (typ, pos, data) in enumerate(events, 1):
+        extra = {"position": pos} if pos else {}
+        texts.append(json.dumps({"type": typ, "seq": seq, "table": 1, "round": 1, "at": at, **extra, **data}, separators=(",", ":")))
+        sent[(typ, pos)] = now + seq * args.gap
+    return texts, sent
+
+
+def run_floor(args, tmp: str, texts: list[str], studio_sent: dict) -> dict:
+    """A bare websockets server broadcasting the same texts to as many clients, equally spaced."""
+    procs = Procs()
+    try:
+        floor = procs.start([PY, __file__, "--role", "floor", "--port", str(args.floor_port)], stdout=subprocess.PIPE, text=True)
+        assert floor.stdout.readline().strip() == "LISTENING"
+        clients, connected, took = start_clients(procs, args, [f"ws://127.0.0.1:{args.floor_port}/"], "floor", tmp)
+        print(f"floor: {connected}/{args.watchers} clients connected in {took:.1f} s", flush=True)
+        times = [studio_sent[(json.loads(t)["type"], json.loads(t).get("position"))] for t in texts]
+        gaps = [0.0] + [max(0.0, b - a) for a, b in zip(times, times[1:])]
+        t_start = time.monotonic()
+        sent = replay_floor(args, args.floor_port, texts, gaps)
+        wait_finished(clients, args.timeout)
+        wall = time.monotonic() - t_start
+        status = proc_status(floor.pid)
+        data = stop_clients(clients)
+    finally:
+        procs.stop()
+    result = analyse("floor", data, sent, [json.loads(t)["seq"] for t in texts], args.watchers, wall)
+    result["server_rss_mb"], result["server_peak_rss_mb"] = [round(status.get("VmRSS", 0) / 1024)], [round(status.get("VmHWM", 0) / 1024)]
+    return result
+
+
+def driver(args) -> None:
+    raise_nofile()
+    tmp = tempfile.mkdtemp(prefix="load_stream-")
+    report = []
+    if args.floor_only:
+        texts, sent = synthetic_round(args)
+    else:
+        studio, texts, sent = run_studio(args, tmp)
+        report.append(studio)
+        print(json.dumps(studio), flush=True)
+    if not args.skip_floor:
+        report.append(run_floor(args, tmp, texts, sent))
+        print(json.dumps(report[-1]), flush=True)
+    print_report(report)
+
+
+def print_report(report: list[dict]) -> None:
+    cols = ["phase", "watchers", "connected", "messages", "lost", "out_of_order", "duplicates", "card_p50_ms", "card_p99_ms",
+            "card_max_ms", "post_to_at_p50_ms", "post_to_at_max_ms", "from_at_p50_ms", "from_at_p99_ms", "settled_p50_ms", "api_post_p50_ms", "server_rss_mb", "server_peak_rss_mb", "client_cpu_pct", "load_avg"]
+    print("\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
+    for row in report:
+        print("| " + " | ".join(str(row.get(c, "")) for c in cols) + " |")
+    if len(report) == 2 and report[1]["card_p99_ms"]:
+        print(f"\np99 studio / floor: {report[0]['card_p99_ms'] / report[1]['card_p99_ms']:.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--watchers", type=int, default=1000)
+    parser.add_argument("--client-procs", type=int, default=0, help="client processes (default: 2, and 1 more per 2,500 watchers)")
+    parser.add_argument("--cards", type=int, default=30, help="cards in the round (the last one matches), at most 49")
+    parser.add_argument("--gap", type=float, default=0.5, help="seconds between the dealer's API calls")
+    parser.add_argument("--port", type=int, default=8141, help="first server port (the second is port+1)")
+    parser.add_argument("--floor-port", type=int, default=8143)
+    parser.add_argument("--parallel", type=int, default=64, help="connection attempts in flight per client process")
+    parser.add_argument("--timeout", type=float, default=30, help="seconds to wait for the last event after the last card")
+    parser.add_argument("--watchers-on", choices=["both", "second"], default="both",
+                        help="server processes the watchers connect to (the API is always the first's): "
+                             "'second' keeps the fan-out out of the process that serves the API calls")
+    parser.add_argument("--skip-floor", action="store_true")
+    parser.add_argument("--floor-only", action="store_true", help="only the floor, with synthetic messages (checks the clients)")
+    parser.add_argument("--role", choices=["driver", "client", "floor"], default="driver", help=argparse.SUPPRESS)
+    parser.add_argument("--mode", default="studio", help=argparse.SUPPRESS)
+    parser.add_argument("--urls", help=argparse.SUPPRESS)
+    parser.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--count", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.role == "driver":
+        assert 1 <= args.cards <= 49
+        args.client_procs = args.client_procs or 2 + args.watchers // 2500
+        driver(args)
+        return
+    raise_nofile()
+    use_uvloop()
+    asyncio.run(client_main(args) if args.role == "client" else floor_main(args))
+
+
+if __name__ == "__main__":
+    main()

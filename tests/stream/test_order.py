@@ -1,0 +1,98 @@
+"""Two processes may publish their after-commit events in the other order than they committed:
+the watcher's consumer waits a moment for a missing event and always sends in `seq` order.
+Events are injected on the channel layer as tables.stream publishes them."""
+import asyncio
+import json
+import time
+
+import pytest
+from channels.layers import get_channel_layer
+
+from tables import consumers
+from tables.stream import encode, table_group
+
+from .conftest import Watcher
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def _publish(table_id: int, *seqs: int):
+    for seq in seqs:
+        event = {"type": "card.dealt", "seq": seq, "table": table_id, "round": 1, "at": "", "position": seq}
+        await get_channel_layer().group_send(table_group(table_id), {
+            "type": "stream.event", "group": table_group(table_id), "seq": seq, "text": encode(event)})
+
+
+@pytest.fixture
+def table_at_10(make_table):
+    return make_table(stream_seq=10)
+
+
+async def _watch(table):
+    watcher = Watcher(table.pk)
+    snapshot = await watcher.connect()
+    assert snapshot["seq"] == 10
+    return watcher
+
+
+async def test_an_event_that_overtook_an_earlier_one_waits_for_it_and_both_go_out_in_order(table_at_10):
+    watcher = await _watch(table_at_10)
+    try:
+        await _publish(table_at_10.pk, 12)
+        assert await watcher.nothing(0.1)  # 12 waits for 11
+        await _publish(table_at_10.pk, 11)
+        assert [(await watcher.next(1))["seq"] for _ in range(2)] == [11, 12]
+    finally:
+        await watcher.close()
+
+
+async def test_when_the_missing_event_never_comes_the_next_ones_go_out_after_300_ms_in_order(table_at_10):
+    watcher = await _watch(table_at_10)
+    try:
+        start = time.monotonic()
+        await _publish(table_at_10.pk, 13, 12)
+        first = await watcher.next(2)
+        waited = time.monotonic() - start
+        second = await watcher.next(1)
+        await _publish(table_at_10.pk, 11, 14)  # 11 is too late now: dropped; 14 is next
+        third = await watcher.next(1)
+        assert await watcher.nothing(0.4)
+    finally:
+        await watcher.close()
+    assert consumers.GAP_WAIT * 0.9 <= waited < consumers.GAP_WAIT + 1.0
+    assert [first["seq"], second["seq"], third["seq"]] == [12, 13, 14]
+
+
+async def test_events_already_in_the_snapshot_and_duplicates_are_not_sent_again(table_at_10):
+    watcher = await _watch(table_at_10)
+    try:
+        await _publish(table_at_10.pk, 9, 10, 11, 11, 12)
+        got = [(await watcher.next(1))["seq"] for _ in range(2)]
+        assert await watcher.nothing(0.4)
+    finally:
+        await watcher.close()
+    assert got == [11, 12]
+
+
+async def test_a_ping_gets_a_pong(table_at_10):
+    watcher = await _watch(table_at_10)
+    try:
+        await watcher.comm.send_to(text_data=json.dumps({"type": "ping"}))
+        assert (await watcher.next(2)) == {"type": "pong"}
+    finally:
+        await watcher.close()
+
+
+async def test_the_last_watcher_leaving_frees_the_process_subscription(table_at_10):
+    watcher = await _watch(table_at_10)
+    hub = consumers.StreamHub.current()
+    assert {group: len(members) for group, members in hub.members.items()} == {table_group(table_at_10.pk): 1}
+    await watcher.close()
+    await asyncio.sleep(0.05)
+    assert hub.members == {} and consumers.StreamHub._hubs.get(asyncio.get_running_loop()) is None
+    again = await _watch(table_at_10)  # and a new watcher gets a fresh subscription that works
+    try:
+        await _publish(table_at_10.pk, 11)
+        assert (await again.next(2))["seq"] == 11
+    finally:
+        await again.close()
