@@ -28,7 +28,7 @@ def free_port(ports: range) -> int:
     pytest.fail(f"no free port in {ports.start}-{ports.stop - 1} for the test server")
 
 
-def test_database_url() -> str:
+def db_url_of_tests() -> str:
     """A DATABASE_URL for the database the tests run on (pytest-django's test_<name>)."""
     db = settings.DATABASES["default"]
     auth = quote(db.get("USER") or "postgres") + (":" + quote(db["PASSWORD"]) if db.get("PASSWORD") else "")
@@ -50,7 +50,7 @@ def studio_server(*, ports: range, log_dir: Path, name: str, **env_extra: str):
     """uvicorn serving the studio on the test database, tasks in-process; yields its base URL.
     With REDIS_URL the server gets a channel prefix of its own, so no other server is heard."""
     port = free_port(ports)
-    env = {**os.environ, "DATABASE_URL": test_database_url(), "TASK_RUNNER": "inprocess",
+    env = {**os.environ, "DATABASE_URL": db_url_of_tests(), "TASK_RUNNER": "inprocess",
            "INPROCESS_TIMERS": "false", "INPROCESS_ASYNC": "false", **env_extra}
     if env.get("REDIS_URL"):
         env["CHANNELS_PREFIX"] = f"{os.environ.get('CHANNELS_PREFIX', 'studio')}-{name}-{port}"

@@ -7,7 +7,6 @@ import subprocess
 import sys
 from decimal import Decimal
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.conf import settings as dj_settings
@@ -17,6 +16,7 @@ from django.core.management import CommandError, call_command
 
 from bets.models import Account, LedgerEntry
 from studio.roles import roles_of
+from tests.servers import db_url_of_tests
 
 ROOT = Path(dj_settings.BASE_DIR)
 SECRET = "Hunter2-s3cret-pass"
@@ -100,9 +100,6 @@ def test_studio_user_output_holds_no_secret():
     assert fresh("lee").password not in output
 
 
-def _database_url():
-    db = dj_settings.DATABASES["default"]
-    return f"postgres://{quote(db.get('USER') or 'postgres')}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
 
 
 def manage(*args, env=None):
@@ -114,7 +111,7 @@ def manage(*args, env=None):
 @pytest.mark.django_db(transaction=True)
 def test_studio_user_from_the_command_line(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]  # what the command used
-    env = {"DATABASE_URL": _database_url()}
+    env = {"DATABASE_URL": db_url_of_tests()}
     first = manage("studio_user", "nia", "--role", "player", "--password", SECRET, "--chips", "75", env=env)
     assert first.returncode == 0, first.stderr
     again = manage("studio_user", "nia", "--role", "dealer", "--password", SECRET, env=env)

@@ -8,28 +8,24 @@ import time
 import uuid
 from datetime import timedelta
 from decimal import Decimal
-from urllib.parse import quote
 
 import pytest
 from django.conf import settings as dj_settings
 from django.utils import timezone
 
 from tables.models import Round, RoundEvent
+from tests.servers import db_url_of_tests
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
 STARTUP_TIMEOUT = 30
 
 
-def _test_database_url() -> str:
-    db = dj_settings.DATABASES["default"]
-    auth = quote(db.get("USER") or "postgres") + (":" + quote(db["PASSWORD"]) if db.get("PASSWORD") else "")
-    return f"postgres://{auth}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
 
 
 def _start(args, log_path, ready_text):
     """Start `python -m celery -A studio ARGS` on the test database; wait until its log says it is ready."""
-    env = {**os.environ, "DATABASE_URL": _test_database_url(), "REDIS_URL": dj_settings.REDIS_URL,
+    env = {**os.environ, "DATABASE_URL": db_url_of_tests(), "REDIS_URL": dj_settings.REDIS_URL,
            "DJANGO_SETTINGS_MODULE": "studio.settings", "TASK_RUNNER": "celery",
            "INPROCESS_TIMERS": "0"}
     log = open(log_path, "w")
