@@ -120,7 +120,7 @@ def _place(*, rnd: Round, player, spot: str, amount, idempotency_key: str | None
     bet = Bet.objects.create(round=rnd, player=player, account=wallet, spot=spot, amount=amount, idempotency_key=idempotency_key or None)
     balance = post(wallet=wallet, counter=house_account(wallet.currency), amount=-amount, kind=LedgerEntry.Kind.BET,
                    bet=bet, round_id=rnd.pk, allow_overdraft=False)
-    stream.user_event(player.pk, "bet.placed", round=rnd.pk, bet=bet.pk, spot=spot, amount=str(amount), balance=str(balance))
+    stream.user_event(player.pk, "bet.placed", round=rnd.pk, bet=bet.pk, spot=spot, amount=f"{amount:.2f}", balance=str(balance))
     bet.balance = balance
     return bet
 

@@ -263,6 +263,18 @@ def setup_table(env) -> tuple[int, str]:
     return table.pk, token
 
 
+def require_free(*ports: int) -> None:
+    """A server already on one of our ports would answer in place of ours."""
+    import socket
+
+    for port in ports:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                raise SystemExit(f"port {port} is in use: choose others with --port / --floor-port") from None
+
+
 def wait_http(url: str, timeout: float = 30) -> None:
     import httpx
 
@@ -502,6 +514,7 @@ def run_floor(args, tmp: str, texts: list[str], studio_sent: dict) -> dict:
 
 def driver(args) -> None:
     raise_nofile()
+    require_free(*([] if args.floor_only else [args.port, args.port + 1]), *([] if args.skip_floor else [args.floor_port]))
     tmp = tempfile.mkdtemp(prefix="load_stream-")
     report = []
     if args.floor_only:

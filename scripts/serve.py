@@ -28,7 +28,8 @@ def main() -> int:
     workers = args.workers if redis else 1
     py = sys.executable
     commands = [[py, "-m", "uvicorn", "studio.asgi:application", "--host", args.host, "--port", str(args.port),
-                 "--workers", str(workers), "--ws-per-message-deflate", "false", "--no-access-log", "--lifespan", "off"]]
+                 "--workers", str(workers), "--ws-per-message-deflate", "false", "--no-access-log", "--lifespan", "off",
+                 "--log-level", "warning"]]  # uvicorn logs WebSocket URLs (with ?token=) at INFO
     env = dict(os.environ)
     if not args.no_virtual_dealer and not redis:
         env["VIRTUAL_DEALER_THREAD"] = "1"  # embedded: the loop runs inside the one server process

@@ -15,6 +15,8 @@ import time
 import uuid
 from urllib.parse import quote
 
+from types import SimpleNamespace
+
 import httpx
 import pytest
 from asgiref.sync import sync_to_async
@@ -25,7 +27,7 @@ from .conftest import CARDS
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
-PORTS = (8151, 8152)
+PORT_RANGE = range(8151, 8160)
 STARTUP_TIMEOUT = 40
 ROUND = ["round.opened", "betting.closed", "card.dealt", "card.dealt", "card.dealt", "round.finished", "round.settled"]
 
@@ -55,6 +57,21 @@ def _wait_until(ready, procs, logs, what: str) -> None:
         time.sleep(0.1)
 
 
+def _free_ports(n: int) -> list[int]:
+    """Ports nobody listens on: a server of someone else's answering there would pass for ours."""
+    free = []
+    for port in PORT_RANGE:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        free.append(port)
+        if len(free) == n:
+            return free
+    pytest.fail(f"no {n} free ports in {PORT_RANGE.start}-{PORT_RANGE.stop - 1}")
+
+
 def _serving(port: int) -> bool:
     try:
         return httpx.get(f"http://127.0.0.1:{port}/api/tables/", timeout=2).status_code == 200
@@ -73,7 +90,7 @@ def studio(django_db_setup, tmp_path_factory):
            "CHANNELS_PREFIX": dj_settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"], "DEBUG": "0",
            "SECRET_KEY": uuid.uuid4().hex * 2, "ALLOWED_HOSTS": "127.0.0.1,localhost", "TASK_RUNNER": "celery",
            "DJANGO_SETTINGS_MODULE": "studio.settings"}
-    procs, logs = [], []
+    procs, logs, ports = [], [], _free_ports(2)
 
     def start(name, cmd):
         logs.append(tmp_path / f"{name}.log")
@@ -81,13 +98,13 @@ def studio(django_db_setup, tmp_path_factory):
                                       stdout=open(logs[-1], "w"), stderr=subprocess.STDOUT))
 
     try:
-        for port in PORTS:
+        for port in ports:
             start(f"server-{port}", [sys.executable, "scripts/serve.py", "--port", str(port), "--workers", "1",
                                      "--no-celery", "--no-virtual-dealer"])
         start("celery", [sys.executable, "-m", "celery", "-A", "studio", "worker", "-l", "info", "--pool", "solo",
                          "-n", f"stream-{uuid.uuid4().hex[:8]}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"])
-        _wait_until(lambda: all(_serving(p) for p in PORTS) and " ready." in logs[-1].read_text(), procs, logs, "the studio")
-        yield logs
+        _wait_until(lambda: all(_serving(p) for p in ports) and " ready." in logs[-1].read_text(), procs, logs, "the studio")
+        yield SimpleNamespace(ports=ports, logs=logs)
     finally:
         for proc in procs:
             _stop(proc)
@@ -120,19 +137,35 @@ class RealWatcher:
         return [m for m in self.messages if "seq" not in m]
 
 
-def _fixtures(make_table, dealer, alice):
+def _tokens(dealer, alice):
     from rest_framework.authtoken.models import Token
 
     tokens = [Token.objects.get_or_create(user=u)[0].key for u in (dealer, alice)]
-    return make_table(betting_seconds=60).pk, *tokens
+    return tokens
+
+
+def _table(make_table, ports, **fields) -> int:
+    """A table the servers can see (they read the test database through their own connections)."""
+    from django.db import connection
+
+    table_id = make_table(**fields).pk
+    for port in ports:
+        if httpx.get(f"http://127.0.0.1:{port}/api/tables/{table_id}/", timeout=10).status_code != 200:
+            with connection.cursor() as cur:
+                cur.execute("SELECT current_database()")
+                here = cur.fetchone()[0]
+            pytest.fail(f"the servers do not see table {table_id}: this test wrote it to {here!r} "
+                        f"(settings NAME {connection.settings_dict['NAME']!r}); the servers read {_test_database_url()}")
+    return table_id
 
 
 async def test_watchers_on_two_server_processes_see_the_same_round_in_the_same_order(studio, make_table, dealer, alice):
-    table_id, dealer_token, alice_token = await sync_to_async(_fixtures)(make_table, dealer, alice)
-    a, b = PORTS
+    a, b = studio.ports
+    table_id = await sync_to_async(_table)(make_table, studio.ports, betting_seconds=60)
+    dealer_token, alice_token = await sync_to_async(_tokens)(dealer, alice)
     watchers = [RealWatcher(a, table_id), RealWatcher(a, table_id), RealWatcher(b, table_id),
                 RealWatcher(b, table_id, compression="deflate"), RealWatcher(b, table_id, token=alice_token)]
-    dealer_http = {p: httpx.AsyncClient(base_url=f"http://127.0.0.1:{p}", headers={"Authorization": f"Token {dealer_token}"}) for p in PORTS}
+    dealer_http = {p: httpx.AsyncClient(base_url=f"http://127.0.0.1:{p}", headers={"Authorization": f"Token {dealer_token}"}) for p in studio.ports}
     alice_http = httpx.AsyncClient(base_url=f"http://127.0.0.1:{b}", headers={"Authorization": f"Token {alice_token}"})
     try:
         for w in watchers:
@@ -146,7 +179,7 @@ async def test_watchers_on_two_server_processes_see_the_same_round_in_the_same_o
         streams = await asyncio.gather(*(w.until_settled() for w in watchers))
         alice_personal = await watchers[-1].personal(2)
     except (TimeoutError, AssertionError):
-        print("\n".join(log.read_text()[-2000:] for log in studio))
+        print("\n".join(log.read_text()[-2000:] for log in studio.logs))
         raise
     finally:
         for client in [*dealer_http.values(), alice_http]:
@@ -205,10 +238,10 @@ async def test_a_watcher_that_never_reads_holds_up_no_one_and_is_let_go(studio, 
 
     from tables.stream import encode, table_group
 
-    table_id = await sync_to_async(lambda: make_table().pk)()
-    stalled = await asyncio.to_thread(_never_reading_socket, PORTS[0], table_id)
+    table_id = await sync_to_async(_table)(make_table, studio.ports)
+    stalled = await asyncio.to_thread(_never_reading_socket, studio.ports[0], table_id)
     count, padding = 1500, "x" * 8000  # 12 MB: more than its socket buffers and 500 queued messages
-    async with RealWatcher(PORTS[0], table_id) as reader:
+    async with RealWatcher(studio.ports[0], table_id) as reader:
 
         async def read_all():
             seqs = [json.loads(await reader.ws.recv())["seq"] for _ in range(count)]
