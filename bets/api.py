@@ -72,8 +72,7 @@ class RoundBetsView(APIView):
         return Response(RoundBetsSerializer(round_bets(round_id=pk, player=player)).data)
 
     @extend_schema(request=BetInputSerializer, parameters=[IDEMPOTENCY], responses={201: PlacedBetSerializer, 200: PlacedBetSerializer})
-    def post(self, request, pk):
-        get_object_or_404(Round, pk=pk)
+    def post(self, request, pk):  # a missing round is the service's 404 (no extra query per bet)
         data = BetInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key") or None

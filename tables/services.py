@@ -11,7 +11,7 @@ from studio.errors import ApplicationError, invalid
 from studio.scheduling import enqueue_on_commit
 
 from . import stream
-from .engine import DealFinished, DuplicateCard, InvalidCard, parse_card
+from .engine import Deal, DealFinished, DuplicateCard, InvalidCard, parse_card
 from .models import DealtCard, Round, Table
 from .selectors import round_deal, round_spots
 from .transitions import audit, transition
@@ -53,7 +53,7 @@ def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = Non
                     code="round_already_open", extra={"round": current.pk},
                 )
             config = table.engine_config()
-            first_side = round_deal_start_side(config, joker)
+            first_side = Deal.start(config, parse_card(joker)).first_side.value
             now = timezone.now()
             rnd = Round.objects.create(
                 table=table, settings=table.snapshot(), joker=joker, first_side=first_side, status=S.BETTING,
@@ -71,12 +71,6 @@ def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = Non
             return rnd
     except IntegrityError:  # the partial unique index caught a race between two opens
         raise ApplicationError("Another round was just opened at this table.", code="round_already_open") from None
-
-
-def round_deal_start_side(config, joker: str) -> str:
-    from .engine import Deal
-
-    return Deal.start(config, parse_card(joker)).first_side.value
 
 
 def round_close_betting(*, round_id: int, actor=None, reason: str = "dealer", strict: bool = True) -> bool:
