@@ -6,30 +6,38 @@ from decimal import Decimal
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from studio import sql
 from studio.errors import ApplicationError, invalid
-from studio.money import parse_amount
+from studio.money import from_minor, parse_amount
 from tables import stream
 from tables.engine import offered_spots
 from tables.models import Round
 from tables.selectors import round_config
 
-from .ledger import house_account, post, wallet_get
+from .ledger import post, wallet_and_house
+from .writes import bet_write
 from .models import Bet, LedgerEntry
 
 MAIN = ("andar", "bahar")
 MAX_AMOUNT = Decimal("1000000000000")  # far above any table limit, far below BIGINT hundredths
 
 
+ROUND_FIELDS = ["id", "table_id", "status", "closes_at", "settings"]  # what betting needs of the round
+ROUND_FOR_BETTING = f"SELECT {sql.columns(Round, ROUND_FIELDS)} FROM {Round._meta.db_table} WHERE id = %s"
+_MINE = f"FROM {Bet._meta.db_table} b WHERE b.round_id = %s AND b.player_id = a.user_id AND b.status = 'open'"
+# Read with the wallet (ledger.wallet_and_house): the player's open stake in the round, and the main side they are on.
+MY_ROUND = f"(SELECT COALESCE(SUM(b.amount), 0) {_MINE}), (SELECT MIN(b.spot) {_MINE} AND b.spot IN ('andar', 'bahar'))"
+
+
 def lock_round_for_betting(round_id: int) -> Round:
     """A shared lock on the round row: bets do not wait for each other, but closing betting (an
-    UPDATE of the row) waits for the bets in flight, and a bet that comes after it sees it closed."""
-    if connection.vendor == "postgresql":
-        rounds = list(Round.objects.raw(f"SELECT * FROM {Round._meta.db_table} WHERE id = %s FOR SHARE", [round_id]))
-    else:
-        rounds = list(Round.objects.filter(pk=round_id))
-    if not rounds:
+    UPDATE of the row) waits for the bets in flight, and a bet that comes after it sees it closed.
+    The round comes back with the fields betting reads (the others load if touched)."""
+    for_share = " FOR SHARE" if connection.vendor == "postgresql" else ""
+    row = sql.fetch_one(ROUND_FOR_BETTING + for_share, [round_id])
+    if row is None:
         raise ApplicationError("No such round.", code="not_found", status=404)
-    return rounds[0]
+    return sql.instance(Round, ROUND_FIELDS, row)
 
 
 def _refuse_unless_taking_bets(rnd: Round) -> None:
@@ -102,24 +110,20 @@ def _place(*, rnd: Round, player, spot: str, amount, idempotency_key: str | None
         raise invalid("spot", f"This table does not offer {spot!r}.", code="spot_not_offered")
     amount = _amount(amount, config.chip_unit)
     limits = rnd.settings
-    wallet = wallet_get(user=player, currency=limits["currency"], lock=True)
-    mine = list(Bet.objects.filter(round=rnd, player=player, status=Bet.Status.OPEN).values_list("spot", "amount"))
-    if spot in MAIN and not limits["allow_both_sides"]:
-        other = {"andar": "bahar", "bahar": "andar"}[spot]
-        if any(s == other for s, _ in mine):
-            raise invalid("spot", f"You already bet on {other.capitalize()}: one main side a round at this table.", code="both_sides")
+    wallet, house, (staked, main_side) = wallet_and_house(user=player, currency=limits["currency"], also=(MY_ROUND, [rnd.pk, rnd.pk]))
+    if spot in MAIN and not limits["allow_both_sides"] and main_side not in (None, spot):
+        raise invalid("spot", f"You already bet on {main_side.capitalize()}: one main side a round at this table.", code="both_sides")
     if amount > wallet.balance:
         raise ApplicationError("Not enough chips for this bet.", code="insufficient_funds", status=400,
                                fields={"amount": [f"Your balance is {wallet.balance}."]})
-    total = sum((a for _, a in mine), Decimal(0)) + amount
+    total = from_minor(staked) + amount
     max_bet, min_bet = Decimal(limits["max_bet"]), Decimal(limits["min_bet"])
     if total > max_bet:
         raise invalid("amount", f"At most {max_bet} a round at this table (you would stake {total}).", code="over_max_bet")
     if total < min_bet and amount != wallet.balance:
         raise invalid("amount", f"At least {min_bet} a round at this table (or everything you have left).", code="under_min_bet")
-    bet = Bet.objects.create(round=rnd, player=player, account=wallet, spot=spot, amount=amount, idempotency_key=idempotency_key or None)
-    balance = post(wallet=wallet, counter=house_account(wallet.currency), amount=-amount, kind=LedgerEntry.Kind.BET,
-                   bet=bet, round_id=rnd.pk, allow_overdraft=False)
+    bet, balance = bet_write(round_id=rnd.pk, player=player, wallet=wallet, house=house, spot=spot, amount=amount,
+                             idempotency_key=idempotency_key or None)
     stream.user_event(player.pk, "bet.placed", round=rnd.pk, bet=bet.pk, spot=spot, amount=f"{amount:.2f}", balance=str(balance))
     bet.balance = balance
     return bet
@@ -134,11 +138,10 @@ def bet_cancel(*, bet_id: int, player) -> Decimal:
         rnd = lock_round_for_betting(bet.round_id)
         _refuse_unless_taking_bets(rnd)
         _refuse_at_match_table(rnd)
-        wallet = wallet_get(user=player, currency=bet.account.currency, lock=True)
+        wallet, house, _ = wallet_and_house(user=player, currency=bet.account.currency)
         if Bet.objects.filter(pk=bet.pk, status=Bet.Status.OPEN).update(status=Bet.Status.CANCELLED) != 1:
             raise ApplicationError("This bet was already taken back.", code="bet_not_open")
-        balance = post(wallet=wallet, counter=house_account(wallet.currency), amount=bet.amount, kind=LedgerEntry.Kind.CANCEL,
-                       bet=bet, round_id=rnd.pk)
+        balance = post(wallet=wallet, counter=house, amount=bet.amount, kind=LedgerEntry.Kind.CANCEL, bet=bet, round_id=rnd.pk)
         stream.user_event(player.pk, "bet.cancelled", round=rnd.pk, bet=bet.pk, spot=bet.spot, amount=str(bet.amount), balance=str(balance))
         return balance
 

@@ -1,11 +1,14 @@
-"""The ASGI application: HTTP through Django, WebSockets (the live stream) through Channels."""
+"""The ASGI application: HTTP through Django's WSGI handler on a fixed pool of threads (studio/http.py),
+WebSockets (the live stream) through Channels."""
 import os
 from importlib import import_module
 
-from django.core.asgi import get_asgi_application
+from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings")
-django_asgi_app = get_asgi_application()
+django_wsgi_app = get_wsgi_application()  # sets Django up before the imports below
+
+from studio.http import WsgiHttp  # noqa: E402
 
 from channels.auth import get_user  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
@@ -34,6 +37,6 @@ class SessionUserMiddleware:
 
 
 application = ProtocolTypeRouter({
-    "http": django_asgi_app,
+    "http": WsgiHttp(django_wsgi_app),
     "websocket": AllowedHostsOriginValidator(CookieMiddleware(SessionUserMiddleware(URLRouter(websocket_urlpatterns)))),
 })

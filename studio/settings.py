@@ -67,13 +67,17 @@ DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
     if not DATABASE_URL.startswith(("postgres://", "postgresql://")):
         raise ImproperlyConfigured("DATABASE_URL must be a postgres:// URL (or unset for embedded SQLite)")
-    # Under ASGI each request runs in a thread of its own, so persistent per-thread connections are
-    # never reused and pile up until garbage collection: the processes share a psycopg pool instead
-    # (DB_POOL_SIZE=0 turns it off: then one connection per request, closed at its end).
+    # Each process shares a psycopg pool among its threads (HTTP requests, the consumers' database
+    # thread, timers); DB_POOL_SIZE=0 turns it off: then one connection per request, closed at its end.
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
     _pool = env_int("DB_POOL_SIZE", 10)
     if _pool > 0:
         DATABASES["default"]["OPTIONS"] = {"pool": {"min_size": 1, "max_size": _pool, "timeout": 10}}
+    if env_bool("DB_SERVER_BINDING", default=True):
+        # Parameters travel apart from the statement, and a statement a connection has run 5 times
+        # is prepared once on the server: about half of PostgreSQL's CPU per bet (docs/PERFORMANCE.md).
+        # DB_SERVER_BINDING=0 for a transaction-pooling proxy (PgBouncer) that cannot keep them.
+        DATABASES["default"].setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=5)
 else:
     DATABASES = {
         "default": {
@@ -124,7 +128,7 @@ LOGOUT_REDIRECT_URL = "/login/"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "studio.auth.TokenAuthentication",  # DRF's, with the roles in the same query
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

@@ -14,15 +14,22 @@ the text as is (see tables/consumers.py). The message on the channel layer is
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import os
+import weakref
+from collections import deque
 from typing import Any
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
+from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.utils import timezone
+
+from studio.http import server_loop
 
 log = logging.getLogger(__name__)
 
@@ -51,23 +58,100 @@ def _message(group: str, event: dict[str, Any]) -> dict[str, Any]:
 
 
 def publish(messages: list[dict[str, Any]]) -> None:
-    """Send channel-layer messages, in order, in one trip to the event loop. Never raises: the
-    stream must not break the studio (a watcher that misses an event sees the gap in `seq`)."""
+    """Send channel-layer messages, in order. Never raises: the stream must not break the studio (a
+    watcher that misses an event sees the gap in `seq`).
+
+    In a request thread of the ASGI server (studio.http), the messages are handed to the server's
+    event loop and the thread goes on at once: one task per loop sends them in the order they came.
+    Elsewhere (a Celery task, a command) they are sent before this returns, in one trip to a loop."""
     layer = get_channel_layer()
     if layer is None or not messages:
         return
+    loop = _server_loop()
+    if loop is not None:
+        try:
+            loop.call_soon_threadsafe(_enqueue, layer, messages)
+            return
+        except RuntimeError:  # the loop is closed (the server is stopping): send them here instead
+            pass
 
     async def send_all():
         for message in messages:
-            try:
-                await layer.group_send(message["group"], message)
-            except Exception:
-                log.exception("stream publish to %s failed", message["group"])
+            await _send(layer, message)
 
     try:
         async_to_sync(send_all)()
     except Exception:
         log.exception("stream publish failed")
+
+
+def _server_loop():
+    """The event loop of the ASGI server whose thread this is: an HTTP request's (studio.http), or a
+    WebSocket consumer's database thread (asgiref records its loop for async_to_sync)."""
+    loop = server_loop()
+    if loop is None and getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) == os.getpid():
+        loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+    return loop
+
+
+async def _send(layer, message: dict[str, Any]) -> None:
+    try:
+        await layer.group_send(message["group"], message)
+    except Exception:
+        log.exception("stream publish to %s failed", message["group"])
+
+
+_outboxes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # loop -> messages not yet sent
+_draining: set = set()
+
+
+def _enqueue(layer, messages: list[dict[str, Any]]) -> None:
+    """On the server's loop: queue the messages; one task per loop sends its queue in order."""
+    loop = asyncio.get_running_loop()
+    outbox = _outboxes.get(loop)
+    if outbox is None:
+        outbox = _outboxes[loop] = deque()
+    idle = not outbox
+    outbox.extend((layer, m) for m in messages)
+    if idle:
+        task = loop.create_task(_drain(outbox))
+        _draining.add(task)  # the loop keeps only a weak reference to a task
+        task.add_done_callback(_draining.discard)
+
+
+async def _drain(outbox: deque) -> None:
+    while outbox:
+        batch = list(outbox)  # whatever queued up while the last batch was being sent
+        await _send_batch(batch)
+        for _ in batch:
+            outbox.popleft()  # after sending: while it is non-empty, _enqueue knows a task is at work
+
+
+async def _send_batch(batch: list[tuple[Any, dict[str, Any]]]) -> None:
+    """Send queued messages in order. Through channels_redis' pub/sub layer, all of them go in one
+    trip: a pipeline of PUBLISH commands on the layer's own connection, exactly what its
+    group_send would publish one round trip at a time (under load, the saving is most of the
+    publishing cost). Any other layer gets one group_send per message."""
+    layer = batch[0][0]
+    if not isinstance(layer, RedisPubSubChannelLayer) or len(batch) == 1:
+        for layer, message in batch:
+            await _send(layer, message)
+        return
+    try:
+        loop_layer = layer._get_layer()
+        shards: dict[Any, list] = {}
+        for _, message in batch:
+            channel = loop_layer._get_group_channel_name(message["group"])
+            shards.setdefault(loop_layer._get_shard(channel), []).append((channel, layer.serialize(message)))
+        for shard, items in shards.items():
+            async with shard._lock:
+                shard._ensure_redis()
+                pipe = shard._redis.pipeline(transaction=False)
+                for channel, payload in items:
+                    pipe.publish(channel, payload)
+                await pipe.execute()
+    except Exception:
+        log.exception("stream publish of %d messages failed", len(batch))
 
 
 def _next_seq(table_id: int) -> int:
