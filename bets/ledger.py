@@ -38,27 +38,22 @@ def wallet_get(*, user, currency: str = DEFAULT_CURRENCY, lock: bool = False) ->
     return wallet_and_house(user=user, currency=currency, lock=lock)[0]
 
 
-def wallet_and_house(*, user, currency: str = DEFAULT_CURRENCY, lock: bool = True,
-                     also: tuple[str, list] = ("", [])) -> tuple[Account, Account, tuple]:
-    """The player's wallet (locked FOR UPDATE with `lock`), the house account of its currency, and
-    the values of `also` (SQL expressions over the wallet `a`, with their parameters), read in one
-    statement: a bet needs all of them, and this is on every bet's path. Created when missing.
-    Plain SQL: the ORM would spend more CPU building the statement than PostgreSQL spends on it."""
-    extra_sql, extra_params = also
+def wallet_and_house(*, user, currency: str = DEFAULT_CURRENCY, lock: bool = True) -> tuple[Account, Account]:
+    """The player's wallet (locked FOR UPDATE with `lock`) and the house account of its currency, in
+    one statement (taking a bet back needs both); created when missing. Plain SQL: the ORM would
+    spend more CPU building the statement than PostgreSQL spends running it."""
     sql = (f"SELECT a.id, a.balance, (SELECT h.id FROM {ACCOUNT} h WHERE h.kind = 'house' AND h.user_id IS NULL "
-           f"AND h.currency = a.currency){', ' + extra_sql if extra_sql else ''} FROM {ACCOUNT} a "
-           "WHERE a.kind = 'player' AND a.user_id = %s AND a.currency = %s")
+           f"AND h.currency = a.currency) FROM {ACCOUNT} a WHERE a.kind = 'player' AND a.user_id = %s AND a.currency = %s")
     if lock and connection.features.has_select_for_update_of:
         sql += " FOR UPDATE OF a"
-    params = [*extra_params, user.pk, currency]
-    row = _fetch_one(sql, params)
+    row = _fetch_one(sql, [user.pk, currency])
     if row is None or row[2] is None:  # a new player or a new currency (rare): create what is missing
         Account.objects.get_or_create(kind=Account.Kind.PLAYER, user=user, currency=currency)
         house_account(currency)
-        row = _fetch_one(sql, params)
+        row = _fetch_one(sql, [user.pk, currency])
     wallet = Account.from_db(DEFAULT_DB_ALIAS, ["id", "kind", "user_id", "currency", "balance"],
                              [row[0], Account.Kind.PLAYER, user.pk, currency, from_minor(row[1])])
-    return wallet, Account.from_db(DEFAULT_DB_ALIAS, ["id", "kind", "user_id", "currency"], [row[2], Account.Kind.HOUSE, None, currency]), row[3:]
+    return wallet, Account.from_db(DEFAULT_DB_ALIAS, ["id", "kind", "user_id", "currency"], [row[2], Account.Kind.HOUSE, None, currency])
 
 
 def _fetch_one(sql: str, params: list):

@@ -3,41 +3,22 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from studio import sql
 from studio.errors import ApplicationError, invalid
-from studio.money import from_minor, parse_amount
+from studio.money import parse_amount
 from tables import stream
 from tables.engine import offered_spots
 from tables.models import Round
 from tables.selectors import round_config
 
 from .ledger import post, wallet_and_house
-from .writes import bet_write
 from .models import Bet, LedgerEntry
+from .placing import bet_context, bet_write, lock_round_for_betting
 
 MAIN = ("andar", "bahar")
 MAX_AMOUNT = Decimal("1000000000000")  # far above any table limit, far below BIGINT hundredths
-
-
-ROUND_FIELDS = ["id", "table_id", "status", "closes_at", "settings"]  # what betting needs of the round
-ROUND_FOR_BETTING = f"SELECT {sql.columns(Round, ROUND_FIELDS)} FROM {Round._meta.db_table} WHERE id = %s"
-_MINE = f"FROM {Bet._meta.db_table} b WHERE b.round_id = %s AND b.player_id = a.user_id AND b.status = 'open'"
-# Read with the wallet (ledger.wallet_and_house): the player's open stake in the round, and the main side they are on.
-MY_ROUND = f"(SELECT COALESCE(SUM(b.amount), 0) {_MINE}), (SELECT MIN(b.spot) {_MINE} AND b.spot IN ('andar', 'bahar'))"
-
-
-def lock_round_for_betting(round_id: int) -> Round:
-    """A shared lock on the round row: bets do not wait for each other, but closing betting (an
-    UPDATE of the row) waits for the bets in flight, and a bet that comes after it sees it closed.
-    The round comes back with the fields betting reads (the others load if touched)."""
-    for_share = " FOR SHARE" if connection.vendor == "postgresql" else ""
-    row = sql.fetch_one(ROUND_FOR_BETTING + for_share, [round_id])
-    if row is None:
-        raise ApplicationError("No such round.", code="not_found", status=404)
-    return sql.instance(Round, ROUND_FIELDS, row)
 
 
 def _refuse_unless_taking_bets(rnd: Round) -> None:
@@ -74,8 +55,7 @@ def bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str 
             return _replay(existing, round_id, spot, amount), False
     try:
         with transaction.atomic():
-            rnd = lock_round_for_betting(round_id)
-            bet = _place(rnd=rnd, player=player, spot=spot, amount=amount, idempotency_key=idempotency_key, via_match=via_match)
+            bet = _place(round_id=round_id, player=player, spot=spot, amount=amount, idempotency_key=idempotency_key, via_match=via_match)
             return bet, True
     except IntegrityError:
         if idempotency_key:  # the same key raced itself: the other request won
@@ -101,7 +81,9 @@ def _refuse_at_match_table(rnd: Round) -> None:
                                code="match_table")
 
 
-def _place(*, rnd: Round, player, spot: str, amount, idempotency_key: str | None, via_match: bool = False) -> Bet:
+def _place(*, round_id: int, player, spot: str, amount, idempotency_key: str | None, via_match: bool = False) -> Bet:
+    context = bet_context(round_id=round_id, player=player)  # the round (shared lock), then the wallet (locked)
+    rnd, wallet = context.round, context.wallet
     _refuse_unless_taking_bets(rnd)
     if not via_match:
         _refuse_at_match_table(rnd)
@@ -110,19 +92,19 @@ def _place(*, rnd: Round, player, spot: str, amount, idempotency_key: str | None
         raise invalid("spot", f"This table does not offer {spot!r}.", code="spot_not_offered")
     amount = _amount(amount, config.chip_unit)
     limits = rnd.settings
-    wallet, house, (staked, main_side) = wallet_and_house(user=player, currency=limits["currency"], also=(MY_ROUND, [rnd.pk, rnd.pk]))
-    if spot in MAIN and not limits["allow_both_sides"] and main_side not in (None, spot):
-        raise invalid("spot", f"You already bet on {main_side.capitalize()}: one main side a round at this table.", code="both_sides")
+    if spot in MAIN and not limits["allow_both_sides"] and context.main_side not in (None, spot):
+        raise invalid("spot", f"You already bet on {context.main_side.capitalize()}: one main side a round at this table.",
+                      code="both_sides")
     if amount > wallet.balance:
         raise ApplicationError("Not enough chips for this bet.", code="insufficient_funds", status=400,
                                fields={"amount": [f"Your balance is {wallet.balance}."]})
-    total = from_minor(staked) + amount
+    total = context.staked + amount
     max_bet, min_bet = Decimal(limits["max_bet"]), Decimal(limits["min_bet"])
     if total > max_bet:
         raise invalid("amount", f"At most {max_bet} a round at this table (you would stake {total}).", code="over_max_bet")
     if total < min_bet and amount != wallet.balance:
         raise invalid("amount", f"At least {min_bet} a round at this table (or everything you have left).", code="under_min_bet")
-    bet, balance = bet_write(round_id=rnd.pk, player=player, wallet=wallet, house=house, spot=spot, amount=amount,
+    bet, balance = bet_write(round_id=rnd.pk, player=player, wallet=wallet, house=context.house, spot=spot, amount=amount,
                              idempotency_key=idempotency_key or None)
     stream.user_event(player.pk, "bet.placed", round=rnd.pk, bet=bet.pk, spot=spot, amount=f"{amount:.2f}", balance=str(balance))
     bet.balance = balance
@@ -138,7 +120,7 @@ def bet_cancel(*, bet_id: int, player) -> Decimal:
         rnd = lock_round_for_betting(bet.round_id)
         _refuse_unless_taking_bets(rnd)
         _refuse_at_match_table(rnd)
-        wallet, house, _ = wallet_and_house(user=player, currency=bet.account.currency)
+        wallet, house = wallet_and_house(user=player, currency=bet.account.currency)
         if Bet.objects.filter(pk=bet.pk, status=Bet.Status.OPEN).update(status=Bet.Status.CANCELLED) != 1:
             raise ApplicationError("This bet was already taken back.", code="bet_not_open")
         balance = post(wallet=wallet, counter=house, amount=bet.amount, kind=LedgerEntry.Kind.CANCEL, bet=bet, round_id=rnd.pk)
@@ -161,7 +143,7 @@ def bet_repeat(*, round_id: int, player) -> list[Bet]:
         placed = []
         for spot, amount in wanted:
             try:
-                placed.append(_place(rnd=rnd, player=player, spot=spot, amount=amount, idempotency_key=None))
+                placed.append(_place(round_id=rnd.pk, player=player, spot=spot, amount=amount, idempotency_key=None))
             except ApplicationError as exc:
                 raise ApplicationError(f"Cannot repeat your last bets ({spot} {amount}): {exc.message}", code=exc.code,
                                        status=exc.status, fields=exc.fields) from None

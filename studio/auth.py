@@ -18,7 +18,8 @@ from studio.roles import ROLES
 
 def _statement() -> tuple[str, list[str]]:
     User = get_user_model()
-    fields = [f.attname for f in User._meta.concrete_fields]
+    # What API views read of a user; any other field loads on first use (a deferred field).
+    fields = ["id", User.USERNAME_FIELD, "is_active", "is_staff", "is_superuser"]
     link = User.groups.through._meta
     user_cols = ", ".join(f"u.{c.strip()}" for c in sql.columns(User, fields).split(","))
     return (f"SELECT {user_cols}, g.name FROM {Token._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id "

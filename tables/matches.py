@@ -144,7 +144,8 @@ def proposal(*, match: Match, user) -> list[dict]:
 
 def match_bet(*, match_id: int, user, bets: list[dict]) -> list:
     """Place the player's bets for this round (all or nothing) and say they are done betting."""
-    from bets.services import bet_place, lock_round_for_betting
+    from bets.placing import lock_round_for_betting
+    from bets.services import bet_place
 
     if not bets:
         raise invalid("bets", "Choose at least one bet, or sit the round out.")

@@ -229,7 +229,7 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
 
     # Alice's list of matches has it, finished.
     page.goto(url + "/matches/")
-    listed = page.get_by_test_id("my-matches").locator(f"li[data-code={match.code}]")
+    listed = page.get_by_test_id("my-matches").locator(f'li[data-code="{match.code}"]')
     expect(listed.get_by_test_id("match-status")).to_have_text("Finished")
     shot(page, "05-my-matches")
     expect(listed).to_contain_text("a draw" if result["draw"] else f"won by {'you' if result['winners'] == ['alice'] else 'bob'}")
