@@ -2,8 +2,8 @@
 
 The production server setup (scripts/serve.py --no-celery --workers 2: uvicorn studio.asgi:application,
 DEBUG=0, a SECRET_KEY, PostgreSQL, REDIS_URL so the bet.placed messages go to Redis; no Celery worker
-is needed) serves one round with a long betting window and a big max_bet. 500 players with plenty
-of chips are shared out among the clients (each client cycles its own players, so no two requests
+is needed) serves one round with a long betting window and a big max_bet. 5,000 players with plenty
+of chips (so that each places a few bets in the round, as at a real table, not dozens) are shared out among the clients (each client cycles its own players, so no two requests
 in flight wait for the same wallet lock). The load comes from scripts/http_load.py: 50 keep-alive
 connections on one asyncio loop, sending prebuilt requests (it shares the 2 cores with the server).
 
@@ -81,7 +81,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=5000, help="timed requests per phase")
     parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--players", type=int, default=500)
+    parser.add_argument("--players", type=int, default=5000)
     parser.add_argument("--workers", type=int, default=2, help="uvicorn workers")
     parser.add_argument("--amount", default="10", help="chips per bet")
     parser.add_argument("--max-seconds", type=float, default=30, help="stop starting requests of a phase after this long")

@@ -60,10 +60,15 @@ def _environ(scope: dict, body: bytes) -> dict:
 _request = threading.local()
 
 
-def server_loop():
-    """The server's event loop when called from one of its request threads, else None: work for the
-    loop (tables.stream's broadcasts) can be handed to it without waiting."""
-    return getattr(_request, "loop", None)
+def on_loop_after(callback, *args) -> bool:
+    """In one of the server's request threads: have callback(*args) run on the server's event loop
+    when this request's response is handed back to it (no extra wake-up of the loop, no waiting),
+    and return True. Anywhere else: return False and do nothing."""
+    pending = getattr(_request, "pending", None)
+    if pending is None:
+        return False
+    pending.append((callback, args))
+    return True
 
 
 class WsgiHttp:
@@ -91,7 +96,9 @@ class WsgiHttp:
             if not message.get("more_body"):
                 break
         loop = asyncio.get_running_loop()
-        start, body, streamed = await loop.run_in_executor(self.executor, self._run, scope, b"".join(chunks), send, loop)
+        start, body, streamed, pending = await loop.run_in_executor(self.executor, self._run, scope, b"".join(chunks), send, loop)
+        for callback, args in pending:
+            callback(*args)
         if not streamed:
             await send(start)
             await send({"type": "http.response.body", "body": body})
@@ -100,7 +107,7 @@ class WsgiHttp:
         """In a pool thread: the whole WSGI request. A plain response is returned whole (one send on
         the loop); a streaming one is sent chunk by chunk from here as it is produced."""
         state = {}
-        _request.loop = loop
+        _request.pending = pending = []
 
         def start_response(status, headers, exc_info=None):
             state["start"] = {"type": "http.response.start", "status": int(status.split(" ", 1)[0]),
@@ -109,7 +116,7 @@ class WsgiHttp:
         result = self.app(_environ(scope, body), start_response)
         try:
             if not getattr(result, "streaming", False):  # an HttpResponse: its content, whole
-                return state["start"], b"".join(result), False
+                return state["start"], b"".join(result), False, pending
 
             def send_now(message):
                 asyncio.run_coroutine_threadsafe(send(message), loop).result()
@@ -119,8 +126,9 @@ class WsgiHttp:
                 if chunk:
                     send_now({"type": "http.response.body", "body": chunk, "more_body": True})
             send_now({"type": "http.response.body"})
-            return state["start"], b"", True
+            return state["start"], b"", True, pending
         finally:
             close = getattr(result, "close", None)
             if close is not None:
                 close()  # Django's request_finished: the database connection goes back
+            _request.pending = None

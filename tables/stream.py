@@ -29,7 +29,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.utils import timezone
 
-from studio.http import server_loop
+from studio.http import on_loop_after
 
 log = logging.getLogger(__name__)
 
@@ -61,13 +61,14 @@ def publish(messages: list[dict[str, Any]]) -> None:
     """Send channel-layer messages, in order. Never raises: the stream must not break the studio (a
     watcher that misses an event sees the gap in `seq`).
 
-    In a request thread of the ASGI server (studio.http), the messages are handed to the server's
-    event loop and the thread goes on at once: one task per loop sends them in the order they came.
+    In a request thread of the ASGI server (studio.http) the messages go to the server's event loop
+    with the response, and in a WebSocket consumer's database thread they are handed to its loop;
+    either way the thread goes on at once, and one task per loop sends them in the order they came.
     Elsewhere (a Celery task, a command) they are sent before this returns, in one trip to a loop."""
     layer = get_channel_layer()
-    if layer is None or not messages:
+    if layer is None or not messages or on_loop_after(_enqueue, layer, messages):
         return
-    loop = _server_loop()
+    loop = _consumer_loop()
     if loop is not None:
         try:
             loop.call_soon_threadsafe(_enqueue, layer, messages)
@@ -85,13 +86,11 @@ def publish(messages: list[dict[str, Any]]) -> None:
         log.exception("stream publish failed")
 
 
-def _server_loop():
-    """The event loop of the ASGI server whose thread this is: an HTTP request's (studio.http), or a
-    WebSocket consumer's database thread (asgiref records its loop for async_to_sync)."""
-    loop = server_loop()
-    if loop is None and getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) == os.getpid():
-        loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
-    return loop
+def _consumer_loop():
+    """The event loop whose sync_to_async thread this is (asgiref records it for async_to_sync)."""
+    if getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) != os.getpid():
+        return None
+    return getattr(SyncToAsync.threadlocal, "main_event_loop", None)
 
 
 async def _send(layer, message: dict[str, Any]) -> None:

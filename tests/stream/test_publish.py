@@ -49,27 +49,32 @@ async def test_a_burst_goes_to_redis_in_one_pipeline_in_order():
     assert [m["group"] for m in got[:4]] == [groups[0], groups[1], groups[0], groups[1]]
 
 
-async def test_a_request_thread_hands_its_messages_to_the_loop_and_goes_on():
-    """publish() in a thread that studio.http marked as the server's returns at once, while the loop
-    is still blocked (here: waiting for that very thread); the loop sends the messages afterwards.
-    Waiting for the loop instead, as async_to_sync does, would never return here."""
+async def test_a_request_thread_hands_its_messages_to_the_loop_with_its_response():
+    """publish() in a request thread of studio.http sends nothing itself: the messages go back to the
+    loop with the response, and the loop sends them, in order."""
     groups = ["user.test-handoff"]
     layer, channel = await _listen(groups)
-    loop = asyncio.get_running_loop()
+    pending = []
 
     def request_thread():
-        http._request.loop = loop
+        http._request.pending = pending
         try:
             stream.publish(_messages(3, groups))
         finally:
-            http._request.loop = None
+            http._request.pending = None
 
-    thread = threading.Thread(target=request_thread, daemon=True)
+    thread = threading.Thread(target=request_thread)
     thread.start()
-    thread.join(TIMEOUT)  # blocks the loop: nothing can be sent while the thread runs
+    thread.join(TIMEOUT)
     try:
-        assert not thread.is_alive(), "publish() waited for the blocked event loop"
+        assert len(pending) == 1  # nothing was sent from the thread
+        for callback, args in pending:  # what WsgiHttp does on the loop with the response
+            callback(*args)
         got = await _receive(layer, channel, 3)
     finally:
         await layer.group_discard(groups[0], channel)
     assert [json.loads(m["text"])["n"] for m in got] == [0, 1, 2]
+
+
+def test_outside_a_request_thread_nothing_is_deferred():
+    assert http.on_loop_after(print, "never") is False
