@@ -137,6 +137,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "COERCE_DECIMAL_TO_STRING": True,
+    # JSON only in production: the browsable API's renderer costs every API call a content negotiation.
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]
+    + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Andar Bahar studio API",
