@@ -23,7 +23,6 @@ from django.utils import timezone
 from studio import sql
 from studio.errors import ApplicationError
 from studio.money import from_minor, to_minor
-
 from tables.models import Round
 
 from .ledger import post, wallet_and_house, wallet_balance_now
