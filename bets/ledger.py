@@ -12,6 +12,7 @@ from django.db import DEFAULT_DB_ALIAS, connection, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from studio import sql
 from studio.errors import ApplicationError
 from studio.money import from_minor, to_minor
 
@@ -21,6 +22,8 @@ K = LedgerEntry.Kind
 ACCOUNT = Account._meta.db_table
 LEDGER = LedgerEntry._meta.db_table
 DEFAULT_CURRENCY = "CHIPS"
+# The house account of the currency of the wallet `a`, as a column of a statement reading `a`.
+HOUSE_OF_WALLET = f"(SELECT h.id FROM {ACCOUNT} h WHERE h.kind = 'house' AND h.user_id IS NULL AND h.currency = a.currency)"
 
 
 def house_account(currency: str = DEFAULT_CURRENCY) -> Account:
@@ -42,24 +45,24 @@ def wallet_and_house(*, user, currency: str = DEFAULT_CURRENCY, lock: bool = Tru
     """The player's wallet (locked FOR UPDATE with `lock`) and the house account of its currency, in
     one statement (taking a bet back needs both); created when missing. Plain SQL: the ORM would
     spend more CPU building the statement than PostgreSQL spends running it."""
-    sql = (f"SELECT a.id, a.balance, (SELECT h.id FROM {ACCOUNT} h WHERE h.kind = 'house' AND h.user_id IS NULL "
-           f"AND h.currency = a.currency) FROM {ACCOUNT} a WHERE a.kind = 'player' AND a.user_id = %s AND a.currency = %s")
+    statement = (f"SELECT a.id, a.balance, {HOUSE_OF_WALLET} FROM {ACCOUNT} a "
+                 "WHERE a.kind = 'player' AND a.user_id = %s AND a.currency = %s")
     if lock and connection.features.has_select_for_update_of:
-        sql += " FOR UPDATE OF a"
-    row = _fetch_one(sql, [user.pk, currency])
+        statement += " FOR UPDATE OF a"
+    row = sql.fetch_one(statement, [user.pk, currency])
     if row is None or row[2] is None:  # a new player or a new currency (rare): create what is missing
         Account.objects.get_or_create(kind=Account.Kind.PLAYER, user=user, currency=currency)
         house_account(currency)
-        row = _fetch_one(sql, [user.pk, currency])
+        row = sql.fetch_one(statement, [user.pk, currency])
+    return accounts_from_row(user_id=user.pk, currency=currency, wallet_id=row[0], balance_minor=row[1], house_id=row[2])
+
+
+def accounts_from_row(*, user_id: int, currency: str, wallet_id: int, balance_minor, house_id: int) -> tuple[Account, Account]:
+    """The (wallet, house) instances of a statement that read a wallet with HOUSE_OF_WALLET."""
     wallet = Account.from_db(DEFAULT_DB_ALIAS, ["id", "kind", "user_id", "currency", "balance"],
-                             [row[0], Account.Kind.PLAYER, user.pk, currency, from_minor(row[1])])
-    return wallet, Account.from_db(DEFAULT_DB_ALIAS, ["id", "kind", "user_id", "currency"], [row[2], Account.Kind.HOUSE, None, currency])
-
-
-def _fetch_one(sql: str, params: list):
-    with connection.cursor() as cur:
-        cur.execute(sql, params)
-        return cur.fetchone()
+                             [wallet_id, Account.Kind.PLAYER, user_id, currency, from_minor(balance_minor)])
+    house = Account.from_db(DEFAULT_DB_ALIAS, ["id", "kind", "user_id", "currency"], [house_id, Account.Kind.HOUSE, None, currency])
+    return wallet, house
 
 
 def account_balance(account: Account) -> Decimal:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db import DEFAULT_DB_ALIAS, connection
+from django.db import connection
 from django.utils import timezone
 
 from studio import sql
@@ -25,26 +25,25 @@ from studio.errors import ApplicationError
 from studio.money import from_minor, to_minor
 from tables.models import Round
 
-from .ledger import post, wallet_and_house, wallet_balance_now
+from .ledger import HOUSE_OF_WALLET, accounts_from_row, post, wallet_and_house, wallet_balance_now
 from .models import Account, Bet, LedgerEntry
 
 BET_FIELDS = ["id", "round_id", "player_id", "account_id", "spot", "amount", "status", "payout", "idempotency_key",
               "created_at", "settled_at"]
 _BET, _ACCOUNT, _LEDGER = Bet._meta.db_table, Account._meta.db_table, LedgerEntry._meta.db_table
 ROUND_FIELDS = ["id", "table_id", "status", "closes_at", "settings"]  # what betting needs of the round
-_ROUND_COLUMNS = ", ".join(f"r.{c.strip()}" for c in sql.columns(Round, ROUND_FIELDS).split(","))
+_ROUND_COLUMNS = sql.columns(Round, ROUND_FIELDS, alias="r")
+_BET_COLUMNS = sql.columns(Bet, BET_FIELDS[1:])  # all but the id
 ROUND_FOR_BETTING = f"SELECT {_ROUND_COLUMNS} FROM {Round._meta.db_table} r WHERE r.id = %s"
 _MINE = f"FROM {_BET} b WHERE b.round_id = r.id AND b.player_id = a.user_id AND b.status = 'open'"
-CONTEXT = (f"SELECT {_ROUND_COLUMNS}, a.id, a.balance, (SELECT h.id FROM {_ACCOUNT} h WHERE h.kind = 'house' "
-           f"AND h.user_id IS NULL AND h.currency = a.currency), (SELECT COALESCE(SUM(b.amount), 0) {_MINE}), "
+CONTEXT = (f"SELECT {_ROUND_COLUMNS}, a.id, a.balance, {HOUSE_OF_WALLET}, (SELECT COALESCE(SUM(b.amount), 0) {_MINE}), "
            f"(SELECT MIN(b.spot) {_MINE} AND b.spot IN ('andar', 'bahar')) FROM {Round._meta.db_table} r "
            f"JOIN {_ACCOUNT} a ON a.kind = 'player' AND a.user_id = %s AND a.currency = {{currency}} WHERE r.id = %s")
-INSERT_BET = (f"INSERT INTO {_BET} ({sql.columns(Bet, BET_FIELDS[1:])}) "
-              f"VALUES ({', '.join(['%s'] * (len(BET_FIELDS) - 1))}) RETURNING id")
+INSERT_BET = f"INSERT INTO {_BET} ({_BET_COLUMNS}) VALUES ({', '.join(['%s'] * (len(BET_FIELDS) - 1))}) RETURNING id"
 _ENTRY = "%(round)s, 0, '', %(now)s FROM b"  # round_id, version, memo, created_at of both entries
 PLACE = f"""
 WITH w AS (UPDATE {_ACCOUNT} SET balance = balance - %(amount)s WHERE id = %(wallet)s AND balance >= %(amount)s RETURNING balance),
-b AS (INSERT INTO {_BET} ({sql.columns(Bet, BET_FIELDS[1:])})
+b AS (INSERT INTO {_BET} ({_BET_COLUMNS})
       SELECT %(round)s, %(player)s, %(wallet)s, %(spot)s, %(amount)s, 'open', 0, %(key)s, %(now)s, NULL FROM w RETURNING id),
 l AS (INSERT INTO {_LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at)
       SELECT %(wallet)s, -%(amount)s, 'bet', b.id, {_ENTRY} UNION ALL SELECT %(house)s, %(amount)s, 'bet', b.id, {_ENTRY})
@@ -83,10 +82,8 @@ def bet_context(*, round_id: int, player) -> BetContext:
         row = sql.fetch_one(statement, [player.pk, round_id])
     rnd = sql.instance(Round, ROUND_FIELDS, row[:n])
     wallet_id, balance, house_id, staked, main_side = row[n:]
-    currency = rnd.settings["currency"]
-    wallet = Account.from_db(DEFAULT_DB_ALIAS, ["id", "kind", "user_id", "currency", "balance"],
-                             [wallet_id, Account.Kind.PLAYER, player.pk, currency, from_minor(balance)])
-    house = Account.from_db(DEFAULT_DB_ALIAS, ["id", "kind", "user_id", "currency"], [house_id, Account.Kind.HOUSE, None, currency])
+    wallet, house = accounts_from_row(user_id=player.pk, currency=rnd.settings["currency"], wallet_id=wallet_id,
+                                      balance_minor=balance, house_id=house_id)
     return BetContext(rnd, wallet, house, from_minor(staked), main_side)
 
 

@@ -6,6 +6,8 @@ in plain SQL (studio.sql); what it accepts and refuses is DRF's, message for mes
 """
 from __future__ import annotations
 
+import functools
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import DEFAULT_DB_ALIAS
@@ -16,13 +18,13 @@ from studio import sql
 from studio.roles import ROLES
 
 
+@functools.cache
 def _statement() -> tuple[str, list[str]]:
     User = get_user_model()
     # What API views read of a user; any other field loads on first use (a deferred field).
     fields = ["id", User.USERNAME_FIELD, "is_active", "is_staff", "is_superuser"]
     link = User.groups.through._meta
-    user_cols = ", ".join(f"u.{c.strip()}" for c in sql.columns(User, fields).split(","))
-    return (f"SELECT {user_cols}, g.name FROM {Token._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id "
+    return (f"SELECT {sql.columns(User, fields, alias='u')}, g.name FROM {Token._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id "
             f"LEFT JOIN {link.db_table} ug ON ug.user_id = u.id "
             f"LEFT JOIN {Group._meta.db_table} g ON g.id = ug.group_id AND g.name IN ({', '.join(['%s'] * len(ROLES))}) "
             f"WHERE t.key = %s", fields)
@@ -31,12 +33,8 @@ def _statement() -> tuple[str, list[str]]:
 class TokenAuthentication(authentication.TokenAuthentication):
     """`Authorization: Token <key>`, as DRF's, with the user's roles read in the same statement."""
 
-    _sql: tuple[str, list[str]] | None = None
-
     def authenticate_credentials(self, key):
-        if TokenAuthentication._sql is None:
-            TokenAuthentication._sql = _statement()
-        statement, fields = TokenAuthentication._sql
+        statement, fields = _statement()
         rows = sql.fetch_all(statement, [*ROLES, key])
         if not rows:
             raise exceptions.AuthenticationFailed("Invalid token.")

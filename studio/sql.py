@@ -24,9 +24,11 @@ def fetch_all(sql: str, params: list | tuple = ()) -> list[tuple]:
         return cur.fetchall()
 
 
-def columns(model, names: list[str]) -> str:
-    """`names` (attnames: "table_id", not "table") as this model's quoted column list."""
-    return ", ".join(connection.ops.quote_name(model._meta.get_field(n).column) for n in names)
+def columns(model, names: list[str], alias: str = "") -> str:
+    """`names` (attnames: "table_id", not "table") as this model's quoted column list, each
+    prefixed with `alias.` when given."""
+    prefix = f"{alias}." if alias else ""
+    return ", ".join(prefix + connection.ops.quote_name(model._meta.get_field(n).column) for n in names)
 
 
 def converted(model, names: list[str], row) -> list:

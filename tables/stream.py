@@ -66,12 +66,12 @@ def publish(messages: list[dict[str, Any]]) -> None:
     either way the thread goes on at once, and one task per loop sends them in the order they came.
     Elsewhere (a Celery task, a command) they are sent before this returns, in one trip to a loop."""
     layer = get_channel_layer()
-    if layer is None or not messages or on_loop_after(_enqueue, layer, messages):
+    if layer is None or not messages or on_loop_after(_enqueue, messages):
         return
     loop = _consumer_loop()
     if loop is not None:
         try:
-            loop.call_soon_threadsafe(_enqueue, layer, messages)
+            loop.call_soon_threadsafe(_enqueue, messages)
             return
         except RuntimeError:  # the loop is closed (the server is stopping): send them here instead
             pass
@@ -104,14 +104,14 @@ _outboxes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # loop -> me
 _draining: set = set()
 
 
-def _enqueue(layer, messages: list[dict[str, Any]]) -> None:
+def _enqueue(messages: list[dict[str, Any]]) -> None:
     """On the server's loop: queue the messages; one task per loop sends its queue in order."""
     loop = asyncio.get_running_loop()
     outbox = _outboxes.get(loop)
     if outbox is None:
         outbox = _outboxes[loop] = deque()
     idle = not outbox
-    outbox.extend((layer, m) for m in messages)
+    outbox.extend(messages)
     if idle:
         task = loop.create_task(_drain(outbox))
         _draining.add(task)  # the loop keeps only a weak reference to a task
@@ -121,25 +121,24 @@ def _enqueue(layer, messages: list[dict[str, Any]]) -> None:
 async def _drain(outbox: deque) -> None:
     while outbox:
         batch = list(outbox)  # whatever queued up while the last batch was being sent
-        await _send_batch(batch)
+        await _send_batch(get_channel_layer(), batch)
         for _ in batch:
             outbox.popleft()  # after sending: while it is non-empty, _enqueue knows a task is at work
 
 
-async def _send_batch(batch: list[tuple[Any, dict[str, Any]]]) -> None:
+async def _send_batch(layer, batch: list[dict[str, Any]]) -> None:
     """Send queued messages in order. Through channels_redis' pub/sub layer, all of them go in one
     trip: a pipeline of PUBLISH commands on the layer's own connection, exactly what its
     group_send would publish one round trip at a time (under load, the saving is most of the
     publishing cost). Any other layer gets one group_send per message."""
-    layer = batch[0][0]
     if not isinstance(layer, RedisPubSubChannelLayer) or len(batch) == 1:
-        for layer, message in batch:
+        for message in batch:
             await _send(layer, message)
         return
     try:
         loop_layer = layer._get_layer()
         shards: dict[Any, list] = {}
-        for _, message in batch:
+        for message in batch:
             channel = loop_layer._get_group_channel_name(message["group"])
             shards.setdefault(loop_layer._get_shard(channel), []).append((channel, layer.serialize(message)))
         for shard, items in shards.items():

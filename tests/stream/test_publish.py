@@ -39,8 +39,8 @@ async def test_a_burst_goes_to_redis_in_one_pipeline_in_order():
     assert type(layer).__name__ == "RedisPubSubChannelLayer"
     try:
         messages = _messages(40, groups)
-        stream._enqueue(layer, messages)  # what a request thread's publish() schedules on the loop
-        stream._enqueue(layer, _messages(1, groups))  # queued behind the first batch
+        stream._enqueue(messages)  # what a request thread's publish() schedules on the loop
+        stream._enqueue(_messages(1, groups))  # queued behind the first batch
         got = await _receive(layer, channel, 41)
     finally:
         for group in groups:
