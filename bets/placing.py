@@ -68,12 +68,16 @@ def lock_round_for_betting(round_id: int) -> Round:
     return sql.instance(Round, ROUND_FIELDS, row)
 
 
+def context_statement() -> str:
+    """`bet_context`'s SELECT for this database; its parameters are the player's id, then the round's."""
+    if connection.vendor == "postgresql":
+        return CONTEXT.format(currency="r.settings->>'currency'") + " FOR SHARE OF r FOR UPDATE OF a"
+    return CONTEXT.format(currency="json_extract(r.settings, '$.currency')")
+
+
 def bet_context(*, round_id: int, player) -> BetContext:
     """Everything a bet is checked against, locked, in one statement (404 if there is no round)."""
-    if connection.vendor == "postgresql":
-        statement = CONTEXT.format(currency="r.settings->>'currency'") + " FOR SHARE OF r FOR UPDATE OF a"
-    else:
-        statement = CONTEXT.format(currency="json_extract(r.settings, '$.currency')")
+    statement = context_statement()
     row = sql.fetch_one(statement, [player.pk, round_id])
     n = len(ROUND_FIELDS)
     if row is None or row[n + 2] is None:  # no such round, or a first bet in this currency: make the accounts, read again
