@@ -58,7 +58,7 @@ class LedgerView(generics.ListAPIView):
 _MONEY, _WHEN = money_field(), serializers.DateTimeField()
 
 
-def _placed(bet: Bet, balance) -> dict:
+def placed_body(bet: Bet, balance) -> dict:
     """PlacedBetSerializer(bet).data, written out: on every bet's path, and setting up a DRF serializer
     (a deep copy of its fields) costs more CPU than the rest of the response (a test keeps them equal)."""
     return {"id": bet.pk, "round": bet.round_id, "player": bet.player.username, "spot": bet.spot,
@@ -89,7 +89,7 @@ class RoundBetsView(APIView):
         bet, created = services.bet_place(round_id=pk, player=request.user, spot=data.validated_data["spot"],
                                           amount=data.validated_data["amount"], idempotency_key=key)
         balance = bet.balance if created else wallet_get(user=request.user).balance
-        return Response(_placed(bet, balance), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        return Response(placed_body(bet, balance), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class RoundBetsRepeatView(APIView):
@@ -99,7 +99,7 @@ class RoundBetsRepeatView(APIView):
     def post(self, request, pk):
         get_object_or_404(Round, pk=pk)
         bets = services.bet_repeat(round_id=pk, player=request.user)
-        return Response([_placed(b, b.balance) for b in bets], status=status.HTTP_201_CREATED)
+        return Response([placed_body(b, b.balance) for b in bets], status=status.HTTP_201_CREATED)
 
 
 class BetDetailView(APIView):

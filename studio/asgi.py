@@ -1,5 +1,6 @@
 """The ASGI application: HTTP through Django's WSGI handler on a fixed pool of threads (studio/http.py),
 WebSockets (the live stream) through Channels."""
+import gc
 import os
 from importlib import import_module
 
@@ -16,6 +17,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from channels.sessions import CookieMiddleware  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.auth.models import AnonymousUser  # noqa: E402
+from django.urls import get_resolver  # noqa: E402
 
 from tables.routing import websocket_urlpatterns  # noqa: E402
 
@@ -40,3 +42,17 @@ application = ProtocolTypeRouter({
     "http": WsgiHttp(django_wsgi_app),
     "websocket": AllowedHostsOriginValidator(CookieMiddleware(SessionUserMiddleware(URLRouter(websocket_urlpatterns)))),
 })
+
+
+def _freeze_startup_objects() -> None:
+    """Import every view now (the URLconf loads lazily, on the first request), then move every
+    object alive into the garbage collector's permanent generation. Each full collection used to
+    walk all of Django, DRF and the studio's modules: 56-117 ms during which the worker answered
+    nothing, 3-5 times in a 30-second benchmark, and that was the p99 of bets at 500/s. Frozen,
+    they are never walked again; what requests create is collected as before."""
+    get_resolver().url_patterns
+    gc.collect()
+    gc.freeze()
+
+
+_freeze_startup_objects()

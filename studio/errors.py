@@ -36,10 +36,14 @@ def _flatten(detail):
     return {"non_field_errors": [str(x) for x in (detail if isinstance(detail, list) else [detail])]}
 
 
+def error_body(exc: ApplicationError) -> dict:
+    """The answer's body for a broken rule (its status is exc.status)."""
+    return {"code": exc.code, "message": exc.message, "fields": exc.fields, **exc.extra}
+
+
 def exception_handler(exc, context):
     if isinstance(exc, ApplicationError):
-        body = {"code": exc.code, "message": exc.message, "fields": exc.fields, **exc.extra}
-        return Response(body, status=exc.status)
+        return Response(error_body(exc), status=exc.status)
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(detail=exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
     elif isinstance(exc, Http404):
