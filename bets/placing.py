@@ -11,6 +11,17 @@ about a tenth of a millisecond of Python and as much of PostgreSQL, so a bet mak
   PostgreSQL one statement (data-modifying CTEs): the debit is conditional on the balance, and the
   bet and its entries are inserted only if the debit happened. Elsewhere (SQLite, the embedded
   mode) the same three writes one after the other, through `ledger.post`.
+
+On PostgreSQL, a bet sent on its own (an API call, not inside another transaction) first tries
+without a transaction of its own: BEGIN and COMMIT are two more round trips, a quarter of a bet's
+statements. `seen_context` reads the same row without locks, plus the wallet's row version (xmin);
+the service checks the bet against it as usual; `bet_write_if_unchanged` then writes in one
+autocommitted statement that takes effect only if the round still takes bets (under the same shared
+lock, rechecked on the row's latest version) and the wallet row is still the version that was read.
+Every change to a player's bets in a round (a bet, a cancel, a refund, a settlement) changes their
+wallet, so an unchanged wallet means that the stake, the main side and the balance that were
+checked are still true. If anything changed, the statement does nothing and the service places the
+bet the locked way instead. A refusal needs no second look: it was true of a consistent snapshot.
 """
 from __future__ import annotations
 
@@ -39,10 +50,14 @@ _MINE = f"FROM {_BET} b WHERE b.round_id = r.id AND b.player_id = a.user_id AND 
 CONTEXT = (f"SELECT {_ROUND_COLUMNS}, a.id, a.balance, {HOUSE_OF_WALLET}, (SELECT COALESCE(SUM(b.amount), 0) {_MINE}), "
            f"(SELECT MIN(b.spot) {_MINE} AND b.spot IN ('andar', 'bahar')) FROM {Round._meta.db_table} r "
            f"JOIN {_ACCOUNT} a ON a.kind = 'player' AND a.user_id = %s AND a.currency = {{currency}} WHERE r.id = %s")
+_OUTER_FROM = f" FROM {Round._meta.db_table} r JOIN "
+assert CONTEXT.count(_OUTER_FROM) == 1
+_SEEN = CONTEXT.format(currency="r.settings->>'currency'").replace(_OUTER_FROM, ", a.xmin::text" + _OUTER_FROM)  # + the wallet's version
 INSERT_BET = f"INSERT INTO {_BET} ({_BET_COLUMNS}) VALUES ({', '.join(['%s'] * (len(BET_FIELDS) - 1))}) RETURNING id"
 _ENTRY = "%(round)s, 0, '', %(now)s FROM b"  # round_id, version, memo, created_at of both entries
-PLACE = f"""
-WITH w AS (UPDATE {_ACCOUNT} SET balance = balance - %(amount)s WHERE id = %(wallet)s AND balance >= %(amount)s RETURNING balance),
+def _place_statement(round_cte: str = "", guard: str = "") -> str:
+    return f"""
+WITH {round_cte}w AS (UPDATE {_ACCOUNT} SET balance = balance - %(amount)s WHERE id = %(wallet)s AND balance >= %(amount)s{guard} RETURNING balance),
 b AS (INSERT INTO {_BET} ({_BET_COLUMNS})
       SELECT %(round)s, %(player)s, %(wallet)s, %(spot)s, %(amount)s, 'open', 0, %(key)s, %(now)s, NULL FROM w RETURNING id),
 l AS (INSERT INTO {_LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at)
@@ -50,13 +65,22 @@ l AS (INSERT INTO {_LEDGER} (account_id, amount, kind, bet_id, round_id, version
 SELECT b.id, w.balance FROM b, w"""
 
 
+PLACE = _place_statement()
+# The same write, only if the round still takes bets (its latest version, under the shared lock
+# closing betting waits for) and the wallet row is still the version that was read.
+PLACE_IF_UNCHANGED = _place_statement(
+    round_cte=f"r AS (SELECT 1 FROM {Round._meta.db_table} WHERE id = %(round)s AND status = 'betting' AND closes_at > %(now)s FOR SHARE),\n",
+    guard=" AND xmin::text = %(seen)s AND EXISTS (SELECT 1 FROM r)")
+
+
 @dataclass
 class BetContext:
     round: Round  # with ROUND_FIELDS loaded
-    wallet: Account  # locked
+    wallet: Account  # locked (bet_context), or as seen (seen_context)
     house: Account
     staked: Decimal  # the player's open bets in this round
     main_side: str | None  # "andar" or "bahar" if the player has an open bet on one
+    seen: str | None = None  # seen_context: the wallet row's version (xmin)
 
 
 def lock_round_for_betting(round_id: int) -> Round:
@@ -84,19 +108,32 @@ def bet_context(*, round_id: int, player) -> BetContext:
         rnd = lock_round_for_betting(round_id)
         wallet_and_house(user=player, currency=rnd.settings["currency"])
         row = sql.fetch_one(statement, [player.pk, round_id])
+    return _context(row, player)
+
+
+def seen_context(*, round_id: int, player) -> BetContext | None:
+    """The same row without locks, with the wallet row's version (PostgreSQL, outside a transaction).
+    None when there is no such round or no wallet in its currency yet: the locked way handles both."""
+    row = sql.fetch_one(_SEEN, [player.pk, round_id])
+    if row is None or row[len(ROUND_FIELDS) + 2] is None:
+        return None
+    return _context(row[:-1], player, seen=row[-1])
+
+
+def _context(row, player, seen: str | None = None) -> BetContext:
+    n = len(ROUND_FIELDS)
     rnd = sql.instance(Round, ROUND_FIELDS, row[:n])
     wallet_id, balance, house_id, staked, main_side = row[n:]
     wallet, house = accounts_from_row(user_id=player.pk, currency=rnd.settings["currency"], wallet_id=wallet_id,
                                       balance_minor=balance, house_id=house_id)
-    return BetContext(rnd, wallet, house, from_minor(staked), main_side)
+    return BetContext(rnd, wallet, house, from_minor(staked), main_side, seen)
 
 
 def bet_write(*, round_id: int, player, wallet: Account, house: Account, spot: str, amount: Decimal,
               idempotency_key: str | None) -> tuple[Bet, Decimal]:
     """Write the bet and debit its stake. Returns (the bet, the wallet's new balance)."""
     now = timezone.now()
-    values = [round_id, player.pk, wallet.pk, spot, to_minor(amount), Bet.Status.OPEN.value, 0, idempotency_key,
-              connection.ops.adapt_datetimefield_value(now), None]
+    values = _values(round_id, player, wallet, spot, amount, idempotency_key, now)
     if connection.vendor != "postgresql":
         bet = _bet(sql.fetch_one(INSERT_BET, values)[0], values, player)
         return bet, post(wallet=wallet, counter=house, amount=-amount, kind=LedgerEntry.Kind.BET, bet=bet, round_id=round_id,
@@ -107,6 +144,26 @@ def bet_write(*, round_id: int, player, wallet: Account, house: Account, spot: s
         raise ApplicationError("Not enough chips for this bet.", code="insufficient_funds", status=400,
                                fields={"amount": [f"Your balance is {wallet_balance_now(wallet)}."]})
     return _bet(row[0], values, player), from_minor(row[1])
+
+
+def bet_write_if_unchanged(*, context: BetContext, player, spot: str, amount: Decimal,
+                           idempotency_key: str | None) -> tuple[Bet, Decimal] | None:
+    """`bet_write` after `seen_context`, in one statement: None (and nothing written) if the round
+    stopped taking bets or the wallet changed since it was read."""
+    now = timezone.now()
+    round_id, wallet = context.round.pk, context.wallet
+    row = sql.fetch_one(PLACE_IF_UNCHANGED, {"round": round_id, "player": player.pk, "wallet": wallet.pk, "house": context.house.pk,
+                                             "spot": spot, "amount": to_minor(amount), "key": idempotency_key, "now": now,
+                                             "seen": context.seen})
+    if row is None:
+        return None
+    return _bet(row[0], _values(round_id, player, wallet, spot, amount, idempotency_key, now), player), from_minor(row[1])
+
+
+def _values(round_id: int, player, wallet: Account, spot: str, amount: Decimal, idempotency_key: str | None, now) -> list:
+    """A new bet's BET_FIELDS but the id."""
+    return [round_id, player.pk, wallet.pk, spot, to_minor(amount), Bet.Status.OPEN.value, 0, idempotency_key,
+            connection.ops.adapt_datetimefield_value(now), None]
 
 
 def _bet(bet_id: int, values: list, player) -> Bet:

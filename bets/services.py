@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from studio.errors import ApplicationError, invalid
@@ -15,7 +15,7 @@ from tables.selectors import round_config
 
 from .ledger import post, wallet_and_house
 from .models import Bet, LedgerEntry
-from .placing import bet_context, bet_write, lock_round_for_betting
+from .placing import BetContext, bet_context, bet_write, bet_write_if_unchanged, lock_round_for_betting, seen_context
 
 MAIN = ("andar", "bahar")
 MAX_AMOUNT = Decimal("1000000000000")  # far above any table limit, far below BIGINT hundredths
@@ -54,6 +54,11 @@ def bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str 
         if existing is not None:
             return _replay(existing, round_id, spot, amount), False
     try:
+        if connection.vendor == "postgresql" and not connection.in_atomic_block:
+            bet = _place_unlocked(round_id=round_id, player=player, spot=spot, amount=amount, idempotency_key=idempotency_key,
+                                  via_match=via_match)
+            if bet is not None:
+                return bet, True
         with transaction.atomic():
             bet = _place(round_id=round_id, player=player, spot=spot, amount=amount, idempotency_key=idempotency_key, via_match=via_match)
             return bet, True
@@ -82,7 +87,27 @@ def _refuse_at_match_table(rnd: Round) -> None:
 
 
 def _place(*, round_id: int, player, spot: str, amount, idempotency_key: str | None, via_match: bool = False) -> Bet:
-    context = bet_context(round_id=round_id, player=player)  # the round (shared lock), then the wallet (locked)
+    """The locked way: the round (shared lock), then the wallet (locked), checked, written."""
+    context = bet_context(round_id=round_id, player=player)
+    amount = _check(context, spot=spot, amount=amount, via_match=via_match)
+    bet, balance = bet_write(round_id=context.round.pk, player=player, wallet=context.wallet, house=context.house, spot=spot,
+                             amount=amount, idempotency_key=idempotency_key or None)
+    return _placed(bet, balance)
+
+
+def _place_unlocked(*, round_id: int, player, spot: str, amount, idempotency_key: str | None, via_match: bool) -> Bet | None:
+    """Without a transaction of its own (bets.placing explains why and how): the bet, a refusal, or
+    None when the locked way must decide (a first bet in the currency, or something changed)."""
+    context = seen_context(round_id=round_id, player=player)
+    if context is None:
+        return None
+    amount = _check(context, spot=spot, amount=amount, via_match=via_match)
+    written = bet_write_if_unchanged(context=context, player=player, spot=spot, amount=amount, idempotency_key=idempotency_key or None)
+    return None if written is None else _placed(*written)
+
+
+def _check(context: BetContext, *, spot: str, amount, via_match: bool) -> Decimal:
+    """Every rule a bet must pass, against what was read; the amount as a Decimal."""
     rnd, wallet = context.round, context.wallet
     _refuse_unless_taking_bets(rnd)
     if not via_match:
@@ -104,9 +129,12 @@ def _place(*, round_id: int, player, spot: str, amount, idempotency_key: str | N
         raise invalid("amount", f"At most {max_bet} a round at this table (you would stake {total}).", code="over_max_bet")
     if total < min_bet and amount != wallet.balance:
         raise invalid("amount", f"At least {min_bet} a round at this table (or everything you have left).", code="under_min_bet")
-    bet, balance = bet_write(round_id=rnd.pk, player=player, wallet=wallet, house=context.house, spot=spot, amount=amount,
-                             idempotency_key=idempotency_key or None)
-    stream.user_event(player.pk, "bet.placed", round=rnd.pk, bet=bet.pk, spot=spot, amount=f"{amount:.2f}", balance=str(balance))
+    return amount
+
+
+def _placed(bet: Bet, balance: Decimal) -> Bet:
+    stream.user_event(bet.player_id, "bet.placed", round=bet.round_id, bet=bet.pk, spot=bet.spot, amount=f"{bet.amount:.2f}",
+                      balance=str(balance))
     bet.balance = balance
     return bet
 

@@ -1,0 +1,103 @@
+"""A bet on its own (not inside another transaction) on PostgreSQL: read without locks, checked,
+written in one statement only if nothing changed, else placed the locked way (bets.placing).
+
+These tests are transactional: inside the test's own transaction every bet takes the locked way.
+Between the read and the write they make a real change through the real services (chips issued
+to the wallet, betting closed), the way a concurrent request would."""
+import pytest
+from django.db import connection
+from django.db.models import Sum
+from django.test.utils import CaptureQueriesContext
+
+from bets import services
+from bets.ledger import chips_issue
+from bets.models import Bet, LedgerEntry
+from tables.services import round_close_betting, round_open
+from tests.bets.flow import D, balance
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def rnd(dealer, make_table):
+    return round_open(table_id=make_table().pk, joker="KS", dealer=dealer)
+
+
+def place(alice, rnd, spot="andar", amount="50", key=None):
+    with CaptureQueriesContext(connection) as queries:
+        bet, created = services.bet_place(round_id=rnd.pk, player=alice, spot=spot, amount=amount, idempotency_key=key)
+    return bet, created, [q["sql"] for q in queries.captured_queries]
+
+
+def all_entries():
+    return LedgerEntry.objects.aggregate(s=Sum("amount"))["s"]
+
+
+def locked(statements) -> bool:
+    return any("FOR UPDATE" in s for s in statements)
+
+
+def test_a_bet_on_its_own_is_one_read_and_one_write_without_a_transaction(alice, rnd):
+    bet, created, statements = place(alice, rnd)
+    assert created and bet.balance == D("950") and balance(alice) == D("950")
+    assert len(statements) == 2 and not locked(statements), statements
+    assert "FOR SHARE" in statements[1] and "xmin" in statements[1]  # the write's guards
+    assert sorted(LedgerEntry.objects.filter(bet=bet).values_list("amount", flat=True)) == [D("-50"), D("50")]
+    assert all_entries() == 0
+
+
+def test_a_wallet_changed_after_the_read_sends_the_bet_the_locked_way(alice, rnd, monkeypatch):
+    read = services.seen_context
+
+    def read_then_issue(**kwargs):
+        context = read(**kwargs)
+        chips_issue(user=alice, amount=D("100"))  # another request, between this bet's read and its write
+        return context
+
+    monkeypatch.setattr(services, "seen_context", read_then_issue)
+    bet, created, statements = place(alice, rnd)
+    assert created and locked(statements)
+    assert balance(alice) == D("1050") and bet.balance == D("1050")
+    assert Bet.objects.filter(player=alice).count() == 1 and LedgerEntry.objects.filter(bet=bet).count() == 2
+    assert all_entries() == 0
+
+
+def test_betting_closed_after_the_read_refuses_the_bet(alice, rnd, monkeypatch):
+    read = services.seen_context
+
+    def read_then_close(**kwargs):
+        context = read(**kwargs)
+        round_close_betting(round_id=rnd.pk)
+        return context
+
+    monkeypatch.setattr(services, "seen_context", read_then_close)
+    with pytest.raises(services.ApplicationError) as refused:
+        place(alice, rnd)
+    assert refused.value.code == "betting_closed"
+    assert balance(alice) == D("1000") and not Bet.objects.filter(player=alice).exists()
+
+
+def test_the_guarded_write_does_nothing_when_the_wallet_moved(alice, rnd):
+    from bets.placing import bet_write_if_unchanged, seen_context
+
+    context = seen_context(round_id=rnd.pk, player=alice)
+    chips_issue(user=alice, amount=D("1"))
+    assert bet_write_if_unchanged(context=context, player=alice, spot="andar", amount=D("50"), idempotency_key=None) is None
+    assert balance(alice) == D("1001") and not Bet.objects.exists()
+    fresh = seen_context(round_id=rnd.pk, player=alice)
+    bet, new_balance = bet_write_if_unchanged(context=fresh, player=alice, spot="andar", amount=D("50"), idempotency_key=None)
+    assert new_balance == D("951") and Bet.objects.get().pk == bet.pk
+
+
+def test_a_first_bet_in_a_new_wallet_and_a_refusal_from_the_read(rnd, dealer):
+    from tests.bets.flow import quick_player
+
+    newcomer = quick_player("newcomer", 0)  # a wallet of 0
+    with pytest.raises(services.ApplicationError) as refused:
+        services.bet_place(round_id=rnd.pk, player=newcomer, spot="andar", amount="50")
+    assert refused.value.code == "insufficient_funds"
+    chips_issue(user=newcomer, amount=D("60"))
+    bet, created = services.bet_place(round_id=rnd.pk, player=newcomer, spot="andar", amount="50", idempotency_key="once")
+    again, created_again = services.bet_place(round_id=rnd.pk, player=newcomer, spot="andar", amount="50", idempotency_key="once")
+    assert (created, created_again, again.pk) == (True, False, bet.pk)
+    assert balance(newcomer) == D("10")
