@@ -50,7 +50,7 @@ def _fast_input(request):
     """(user, spot, amount, key) when the request is the common case, else None."""
     if request.method != "POST" or request.content_type != "application/json":
         return None
-    if int(request.META.get("CONTENT_LENGTH") or 0) > MAX_BODY:
+    if not (request.META.get("CONTENT_LENGTH") or "0").isdigit() or int(request.META.get("CONTENT_LENGTH") or 0) > MAX_BODY:
         return None
     if request.content_params.get("charset", "utf-8").lower() not in ("utf-8", "utf8"):
         return None
@@ -62,7 +62,7 @@ def _fast_input(request):
         return None
     try:
         data = json.loads(request.body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if type(data) is not dict or not all(_plain(data.get(name), limit) for name, limit in _LIMITS.items()):
         return None
