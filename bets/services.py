@@ -46,9 +46,10 @@ def _amount(value, unit: Decimal) -> Decimal:
 
 
 def bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str | None = None,
-              via_match: bool = False) -> tuple[Bet, bool]:
+              via_match: bool = False, seen: BetContext | None = None) -> tuple[Bet, bool]:
     """Returns (bet, created). The same idempotency key returns the same bet, never a second debit.
-    At a match table bets go through the match (tables.matches.match_bet), which passes via_match."""
+    At a match table bets go through the match (tables.matches.match_bet), which passes via_match.
+    `seen`: the bet's context already read without locks (bets.fast reads it with the token)."""
     if idempotency_key:
         existing = Bet.objects.filter(player=player, idempotency_key=idempotency_key).first()
         if existing is not None:
@@ -56,7 +57,7 @@ def bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str 
     try:
         if connection.vendor == "postgresql" and not connection.in_atomic_block:
             bet = _place_unlocked(round_id=round_id, player=player, spot=spot, amount=amount, idempotency_key=idempotency_key,
-                                  via_match=via_match)
+                                  via_match=via_match, seen=seen)
             if bet is not None:
                 return bet, True
         with transaction.atomic():
@@ -95,10 +96,11 @@ def _place(*, round_id: int, player, spot: str, amount, idempotency_key: str | N
     return _placed(bet, balance)
 
 
-def _place_unlocked(*, round_id: int, player, spot: str, amount, idempotency_key: str | None, via_match: bool) -> Bet | None:
+def _place_unlocked(*, round_id: int, player, spot: str, amount, idempotency_key: str | None, via_match: bool,
+                    seen: BetContext | None) -> Bet | None:
     """Without a transaction of its own (bets.placing explains why and how): the bet, a refusal, or
     None when the locked way must decide (a first bet in the currency, or something changed)."""
-    context = seen_context(round_id=round_id, player=player)
+    context = seen or seen_context(round_id=round_id, player=player)
     if context is None:
         return None
     amount = _check(context, spot=spot, amount=amount, via_match=via_match)

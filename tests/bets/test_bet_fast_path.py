@@ -7,7 +7,7 @@ import bets.fast
 from tests.bets.flow import D
 from tests.conftest import client_for, make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
 CASES = [  # (what, spot, amount, Idempotency-Key)
     ("a bet", "andar", "50", None),
@@ -37,7 +37,7 @@ def answers(user, round_id, drf_only: bool, monkeypatch) -> list[tuple]:
 
     monkeypatch.setattr(bets.fast, "_drf_view", counting)
     if drf_only:
-        monkeypatch.setattr(bets.fast, "_fast_input", lambda request: None)
+        monkeypatch.setattr(bets.fast, "_fast_input", lambda request, round_id: None)
     api = client_for(user)
     out = []
     for what, spot, amount, key in CASES:

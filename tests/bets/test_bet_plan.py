@@ -58,3 +58,40 @@ def test_the_bet_context_reads_only_the_players_bets(dealer, alice, bob, make_ta
     read = [n["Actual Loops"] * (n["Actual Rows"] + n.get("Rows Removed by Filter", 0) + n.get("Rows Removed by Index Recheck", 0))
             for n in scans]
     assert read == [2, 2], [(n.get("Index Name"), n.get("Index Cond"), n.get("Filter")) for n in scans]
+
+
+def test_the_fast_paths_read_starts_from_the_token(dealer, alice, make_table):
+    """bets.fast reads the token's user with the bet's context; its plan must find the wallet by the
+    token's user, not walk every wallet of the currency (a join order PostgreSQL chose once)."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from bets.models import Account
+    from bets.placing import _seen_by_token
+
+    User = get_user_model()
+    others = User.objects.bulk_create([User(username=f"wallet{i}") for i in range(300)])
+    Account.objects.bulk_create([Account(kind="player", user=u, currency="CHIPS", balance=0) for u in others])
+    Token.objects.bulk_create([Token(key=f"{i:040d}", user=u) for i, u in enumerate(others)])
+    with connection.cursor() as cur:
+        cur.execute(f"ANALYZE {Account._meta.db_table}, {User._meta.db_table}, {Token._meta.db_table}")
+    rnd = round_open(table_id=make_table().pk, joker="KS", dealer=dealer)
+    key = Token.objects.create(user=alice).key
+    statement = _seen_by_token().replace("%s", "$1", 1).replace("%s", "$2", 1)
+    with connection.cursor() as cur:
+        cur.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        cur.execute(f"PREPARE seen_by_token_plan (text, bigint) AS {statement}")
+        try:
+            cur.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE seen_by_token_plan ('{key}', {rnd.pk})")
+            plan = cur.fetchone()[0]
+        finally:
+            cur.execute("DEALLOCATE seen_by_token_plan")
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+    read = {}
+    for n in plan_nodes(plan[0]["Plan"]):
+        if n.get("Relation Name") in (Account._meta.db_table, User._meta.db_table, Token._meta.db_table):
+            rows = n["Actual Loops"] * (n["Actual Rows"] + n.get("Rows Removed by Filter", 0))
+            read[n["Relation Name"]] = read.get(n["Relation Name"], 0) + rows
+    # The wallet found by the token's user and the house, not every wallet of the currency (300 here).
+    # (Tables this small may be read whole where a seq scan is cheaper; the wallets must not be.)
+    assert read.get(Account._meta.db_table, 0) <= 3, read

@@ -101,3 +101,18 @@ def test_a_first_bet_in_a_new_wallet_and_a_refusal_from_the_read(rnd, dealer):
     again, created_again = services.bet_place(round_id=rnd.pk, player=newcomer, spot="andar", amount="50", idempotency_key="once")
     assert (created, created_again, again.pk) == (True, False, bet.pk)
     assert balance(newcomer) == D("10")
+
+
+def test_an_api_bet_with_a_token_is_two_statements(alice, rnd):
+    """bets.fast reads the token's user with the bet's context, then the guarded write: nothing else."""
+    from tests.conftest import client_for
+
+    api = client_for(alice)
+    with CaptureQueriesContext(connection) as queries:
+        response = api.post(f"/api/rounds/{rnd.pk}/bets/", {"spot": "andar", "amount": "50"}, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["balance"] == "950.00" and balance(alice) == D("950")
+    statements = [q["sql"] for q in queries.captured_queries]
+    assert len(statements) == 2, statements
+    assert "t.key" in statements[0] and "xmin" in statements[0] and not locked(statements)
+    assert statements[1].lstrip().startswith("WITH r AS")
