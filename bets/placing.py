@@ -22,6 +22,7 @@ Every change to a player's bets in a round (a bet, a cancel, a refund, a settlem
 wallet, so an unchanged wallet means that the stake, the main side and the balance that were
 checked are still true. If anything changed, the statement does nothing and the service places the
 bet the locked way instead. A refusal needs no second look: it was true of a consistent snapshot.
+`seen_context_by_token` is the same read for bets.fast, with the token's user and roles in it.
 """
 from __future__ import annotations
 
