@@ -88,8 +88,7 @@ class RoundBetsView(APIView):
                                    fields={"Idempotency-Key": ["80 characters at most."]})
         bet, created = services.bet_place(round_id=pk, player=request.user, spot=data.validated_data["spot"],
                                           amount=data.validated_data["amount"], idempotency_key=key)
-        balance = bet.balance if created else wallet_get(user=request.user).balance
-        return Response(placed_body(bet, balance), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        return Response(placed_body(bet, bet.balance), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class RoundBetsRepeatView(APIView):

@@ -33,7 +33,6 @@ from studio.roles import PLAYER, has_role
 
 from . import services
 from .api import RoundBetsView, placed_body
-from .ledger import wallet_get
 from .placing import seen_context_by_token
 
 _drf_view = RoundBetsView.as_view()
@@ -52,7 +51,8 @@ def _fast_input(request, round_id: int):
     """(user, context, spot, amount, key) when the request is the common case, else None."""
     if request.method != "POST" or request.content_type != "application/json":
         return None
-    if not (request.META.get("CONTENT_LENGTH") or "0").isdigit() or int(request.META.get("CONTENT_LENGTH") or 0) > MAX_BODY:
+    length = request.META.get("CONTENT_LENGTH") or "0"
+    if not length.isdigit() or int(length) > MAX_BODY:
         return None
     if request.content_params.get("charset", "utf-8").lower() not in ("utf-8", "utf8"):
         return None
@@ -95,5 +95,4 @@ def round_bets(request, pk: int):
         if refused is None:
             raise
         return _answer(refused.data, refused.status_code)
-    balance = bet.balance if created else wallet_get(user=user).balance
-    return _answer(placed_body(bet, balance), 201 if created else 200)
+    return _answer(placed_body(bet, bet.balance), 201 if created else 200)

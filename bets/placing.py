@@ -49,9 +49,9 @@ _BET, _ACCOUNT, _LEDGER = Bet._meta.db_table, Account._meta.db_table, LedgerEntr
 ROUND_FIELDS = ["id", "table_id", "status", "closes_at", "settings"]  # what betting needs of the round
 _ROUND_COLUMNS = sql.columns(Round, ROUND_FIELDS, alias="r")
 _BET_COLUMNS = sql.columns(Bet, BET_FIELDS[1:])  # all but the id
-ROUND_FOR_BETTING = f"SELECT {_ROUND_COLUMNS} FROM {Round._meta.db_table} r WHERE r.id = %s"
-_MINE = f"FROM {_BET} b WHERE b.round_id = r.id AND b.player_id = a.user_id AND b.status = 'open'"
 _ROUND_TABLE = Round._meta.db_table
+ROUND_FOR_BETTING = f"SELECT {_ROUND_COLUMNS} FROM {_ROUND_TABLE} r WHERE r.id = %s"
+_MINE = f"FROM {_BET} b WHERE b.round_id = r.id AND b.player_id = a.user_id AND b.status = 'open'"
 # The round, the player's wallet (a) in its currency, the house, the player's open stake and main side.
 _CONTEXT_COLUMNS = (f"{_ROUND_COLUMNS}, a.id, a.balance, {HOUSE_OF_WALLET}, (SELECT COALESCE(SUM(b.amount), 0) {_MINE}), "
                     f"(SELECT MIN(b.spot) {_MINE} AND b.spot IN ('andar', 'bahar'))")
@@ -65,6 +65,8 @@ def _wallet_join(user: str, currency: str = _PG_CURRENCY) -> str:
 _SEEN = f"SELECT {_CONTEXT_COLUMNS}, a.xmin::text FROM {_ROUND_TABLE} r {_wallet_join('%s')} WHERE r.id = %s"
 INSERT_BET = f"INSERT INTO {_BET} ({_BET_COLUMNS}) VALUES ({', '.join(['%s'] * (len(BET_FIELDS) - 1))}) RETURNING id"
 _ENTRY = "%(round)s, 0, '', %(now)s FROM b"  # round_id, version, memo, created_at of both entries
+
+
 def _place_statement(round_cte: str = "", guard: str = "") -> str:
     return f"""
 WITH {round_cte}w AS (UPDATE {_ACCOUNT} SET balance = balance - %(amount)s WHERE id = %(wallet)s AND balance >= %(amount)s{guard} RETURNING balance),
@@ -79,7 +81,7 @@ PLACE = _place_statement()
 # The same write, only if the round still takes bets (its latest version, under the shared lock
 # closing betting waits for) and the wallet row is still the version that was read.
 PLACE_IF_UNCHANGED = _place_statement(
-    round_cte=f"r AS (SELECT 1 FROM {Round._meta.db_table} WHERE id = %(round)s AND status = 'betting' AND closes_at > %(now)s FOR SHARE),\n",
+    round_cte=f"r AS (SELECT 1 FROM {_ROUND_TABLE} WHERE id = %(round)s AND status = 'betting' AND closes_at > %(now)s FOR SHARE),\n",
     guard=" AND xmin::text = %(seen)s AND EXISTS (SELECT 1 FROM r)")
 
 

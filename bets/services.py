@@ -13,7 +13,7 @@ from tables.engine import offered_spots
 from tables.models import Round
 from tables.selectors import round_config
 
-from .ledger import post, wallet_and_house
+from .ledger import post, wallet_and_house, wallet_get
 from .models import Bet, LedgerEntry
 from .placing import BetContext, bet_context, bet_write, bet_write_if_unchanged, lock_round_for_betting, seen_context
 
@@ -47,13 +47,14 @@ def _amount(value, unit: Decimal) -> Decimal:
 
 def bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str | None = None,
               via_match: bool = False, seen: BetContext | None = None) -> tuple[Bet, bool]:
-    """Returns (bet, created). The same idempotency key returns the same bet, never a second debit.
+    """Returns (bet, created), bet.balance being the wallet's balance after it. The same idempotency key
+    returns the same bet, never a second debit.
     At a match table bets go through the match (tables.matches.match_bet), which passes via_match.
     `seen`: the bet's context already read without locks (bets.fast reads it with the token)."""
     if idempotency_key:
         existing = Bet.objects.filter(player=player, idempotency_key=idempotency_key).first()
         if existing is not None:
-            return _replay(existing, round_id, spot, amount), False
+            return _replay(existing, player, round_id, spot, amount), False
     try:
         if connection.vendor == "postgresql" and not connection.in_atomic_block:
             bet = _place_unlocked(round_id=round_id, player=player, spot=spot, amount=amount, idempotency_key=idempotency_key,
@@ -67,17 +68,18 @@ def bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str 
         if idempotency_key:  # the same key raced itself: the other request won
             existing = Bet.objects.filter(player=player, idempotency_key=idempotency_key).first()
             if existing is not None:
-                return _replay(existing, round_id, spot, amount), False
+                return _replay(existing, player, round_id, spot, amount), False
         raise
 
 
-def _replay(bet: Bet, round_id: int, spot: str, amount) -> Bet:
+def _replay(bet: Bet, player, round_id: int, spot: str, amount) -> Bet:
     try:
         same_amount = parse_amount(amount) == bet.amount
     except ValueError:
         same_amount = False
     if bet.round_id != int(round_id) or bet.spot != spot or not same_amount:
         raise ApplicationError("This Idempotency-Key was already used for another bet.", code="idempotency_key_reused")
+    bet.balance = wallet_get(user=player).balance
     return bet
 
 

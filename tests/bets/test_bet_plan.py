@@ -28,6 +28,23 @@ def plan_nodes(node):
         yield from plan_nodes(child)
 
 
+def generic_plan(statement: str, types: str, args: str) -> list[dict]:
+    """Every node of the generic plan PostgreSQL caches for `statement` (%s parameters, in order),
+    run once with EXPLAIN ANALYZE."""
+    for n in (1, 2):
+        statement = statement.replace("%s", f"${n}", 1)
+    with connection.cursor() as cur:
+        cur.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        cur.execute(f"PREPARE plan_under_test ({types}) AS {statement}")
+        try:
+            cur.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE plan_under_test ({args})")
+            plan = cur.fetchone()[0]
+        finally:
+            cur.execute("DEALLOCATE plan_under_test")
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+    return list(plan_nodes(plan[0]["Plan"]))
+
+
 def test_the_bet_context_reads_only_the_players_bets(dealer, alice, bob, make_table):
     table = make_table()
     now = timezone.now()
@@ -43,17 +60,8 @@ def test_the_bet_context_reads_only_the_players_bets(dealer, alice, bob, make_ta
                                for _ in range(3000)]
                             + [Bet(round=rnd, player=alice, account=wallets[alice.pk], spot=spot, amount=5, created_at=now)
                                for spot in ("andar", "count_1_5")])
-    statement = context_statement().replace("%s", "$1", 1).replace("%s", "$2", 1)
-    with connection.cursor() as cur:
-        cur.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-        cur.execute(f"PREPARE bet_context_plan (bigint, bigint) AS {statement}")
-        try:
-            cur.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE bet_context_plan ({alice.pk}, {rnd.pk})")
-            plan = cur.fetchone()[0]
-        finally:
-            cur.execute("DEALLOCATE bet_context_plan")
-    plan = json.loads(plan) if isinstance(plan, str) else plan
-    scans = [n for n in plan_nodes(plan[0]["Plan"]) if n.get("Relation Name") == Bet._meta.db_table]
+    nodes = generic_plan(context_statement(), "bigint, bigint", f"{alice.pk}, {rnd.pk}")
+    scans = [n for n in nodes if n.get("Relation Name") == Bet._meta.db_table]
     assert len(scans) == 2, scans  # the stake so far, and the main side
     read = [n["Actual Loops"] * (n["Actual Rows"] + n.get("Rows Removed by Filter", 0) + n.get("Rows Removed by Index Recheck", 0))
             for n in scans]
@@ -77,18 +85,8 @@ def test_the_fast_paths_read_starts_from_the_token(dealer, alice, make_table):
         cur.execute(f"ANALYZE {Account._meta.db_table}, {User._meta.db_table}, {Token._meta.db_table}")
     rnd = round_open(table_id=make_table().pk, joker="KS", dealer=dealer)
     key = Token.objects.create(user=alice).key
-    statement = _seen_by_token().replace("%s", "$1", 1).replace("%s", "$2", 1)
-    with connection.cursor() as cur:
-        cur.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-        cur.execute(f"PREPARE seen_by_token_plan (text, bigint) AS {statement}")
-        try:
-            cur.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE seen_by_token_plan ('{key}', {rnd.pk})")
-            plan = cur.fetchone()[0]
-        finally:
-            cur.execute("DEALLOCATE seen_by_token_plan")
-    plan = json.loads(plan) if isinstance(plan, str) else plan
     read = {}
-    for n in plan_nodes(plan[0]["Plan"]):
+    for n in generic_plan(_seen_by_token(), "text, bigint", f"'{key}', {rnd.pk}"):
         if n.get("Relation Name") in (Account._meta.db_table, User._meta.db_table, Token._meta.db_table):
             rows = n["Actual Loops"] * (n["Actual Rows"] + n.get("Rows Removed by Filter", 0))
             read[n["Relation Name"]] = read.get(n["Relation Name"], 0) + rows
