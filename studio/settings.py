@@ -138,8 +138,10 @@ AXES_RESET_ON_SUCCESS = True  # a successful login forgets that pair's failures
 AXES_LOCKOUT_CALLABLE = "accounts.lockouts.lockout_response"
 AXES_ENABLE_ADMIN = False  # lockouts are read and cleared through /api/lockouts/ (supervisors)
 AXES_VERBOSE = False
-if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME.total_seconds() < 1:
-    raise ImproperlyConfigured("LOGIN_FAILURE_LIMIT and LOGIN_COOLOFF must be positive")
+if AXES_FAILURE_LIMIT < 1:
+    raise ImproperlyConfigured("LOGIN_FAILURE_LIMIT must be at least 1")
+if AXES_COOLOFF_TIME.total_seconds() < 1:
+    raise ImproperlyConfigured("LOGIN_COOLOFF must be a positive number of seconds")
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/login/"
