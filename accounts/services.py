@@ -40,7 +40,7 @@ def _names(items) -> str:
 @transaction.atomic
 def user_update(*, actor, source: str, user, groups=None, permissions=None, **flags) -> list[AccessChange]:
     """Set any of is_superuser, is_staff, is_active, the user's groups and direct permissions; record
-    each value that changes (old and new)."""
+    each value that changes (old and new). Deactivating a user revokes their tokens."""
     unknown = set(flags) - set(FLAGS)
     if unknown:
         raise TypeError(f"user_update does not change {sorted(unknown)}")
@@ -51,6 +51,8 @@ def user_update(*, actor, source: str, user, groups=None, permissions=None, **fl
         setattr(user, name, flags[name])
     if changed:
         user.save(update_fields=changed)
+        if flags.get("is_active") is False and "is_active" in changed:
+            tokens_revoke_all(user=user)  # reactivating the account later does not revive them
     for field, new in (("groups", groups), ("user_permissions", permissions)):
         if new is None:
             continue

@@ -120,3 +120,14 @@ def test_the_environment_sets_the_limits_and_the_token_lifetime(monkeypatch):
     for name in ("LOGIN_FAILURE_LIMIT", "TOKEN_TTL"):
         with pytest.raises(ImproperlyConfigured, match=name):
             import_settings_fresh(monkeypatch, **{name: "0"})
+
+
+def test_the_admin_login_is_throttled_too(supervisor):
+    def admin_login(password):
+        return Client(REMOTE_ADDR=HERE).post("/admin/login/?next=/admin/", {"username": "supervisor", "password": password})
+
+    for _ in range(limit()):
+        admin_login("wrong")
+    locked = admin_login("pw-supervisor")
+    assert locked.status_code == 429 and "Retry-After" in locked
+    assert "_auth_user_id" not in locked.wsgi_request.session

@@ -189,3 +189,12 @@ async def test_an_expired_or_revoked_token_watches_the_stream_as_anyone_and_a_va
         await watcher.close()
     personal = ["bet.placed"] if how == "valid" else []  # alice's own event only with her valid token
     assert [m["type"] for m in received] == ["round.opened", *personal, "betting.closed"]
+
+
+def test_deactivating_a_user_revokes_their_tokens_for_good(dealer, anon_api):
+    from accounts.services import COMMAND, user_update
+
+    key = login(anon_api, "dealer", "pw-dealer").json()["token"]
+    user_update(actor=None, source=COMMAND, user=dealer, is_active=False)
+    user_update(actor=None, source=COMMAND, user=dealer, is_active=True)
+    assert with_token(key).get("/api/me/").status_code == 401
