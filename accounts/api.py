@@ -29,6 +29,9 @@ class TokenObtainView(APIView):
         username = serializers.CharField()
         password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
 
+        class Meta:
+            ref_name = "Login"
+
     @extend_schema(request=Input, auth=[], responses={
         200: inline_serializer("Token", {"token": serializers.CharField(), "expires_at": serializers.DateTimeField()}),
         400: _ERROR, 429: OpenApiResponse(_ERROR, description="Too many failed logins for this account from this address")})
@@ -87,6 +90,9 @@ class LockoutClearView(APIView):
     class Input(serializers.Serializer):
         username = serializers.CharField(max_length=255)
         ip_address = serializers.IPAddressField(required=False)
+
+        class Meta:
+            ref_name = "LockoutClear"
 
     @extend_schema(request=Input, responses={200: inline_serializer("LockoutCleared", {"cleared": serializers.IntegerField()}),
                                              400: _ERROR, 401: _ERROR, 403: _ERROR})
