@@ -21,7 +21,7 @@ _TOKEN_FIELDS = ["key", "user_id", "expires_at"]
 
 
 class TokenExpired(exceptions.AuthenticationFailed):
-    default_detail = "Token has expired: log in again for a new one."
+    default_detail = "Token has expired."
     default_code = "token_expired"
 
 

@@ -7,9 +7,9 @@ The login page's lockout answer is axes' AXES_LOCKOUT_CALLABLE (`lockout_respons
 view raises `TooManyAttempts` itself (axes flags the request it was given, DRF's)."""
 from __future__ import annotations
 
+import ipaddress
 import math
 
-from axes.helpers import get_cool_off
 from axes.models import AccessAttempt
 from axes.utils import reset
 from django.conf import settings
@@ -27,10 +27,25 @@ from .services import change_record
 MESSAGE = "Too many failed logins for this account from this address."
 
 
+def client_ip(request) -> str | None:
+    """AXES_CLIENT_IP_CALLABLE: the client's address. Behind TRUSTED_PROXY_COUNT reverse proxies
+    that each append to X-Forwarded-For, the entry the nearest of them wrote (what a client writes
+    itself comes before and is ignored); without proxies, or with a header short of them, REMOTE_ADDR."""
+    remote = request.META.get("REMOTE_ADDR")
+    count = settings.TRUSTED_PROXY_COUNT
+    hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
+    if count <= 0 or len(hops) < count:
+        return remote
+    try:
+        return str(ipaddress.ip_address(hops[-count]))
+    except ValueError:
+        return remote
+
+
 def retry_after() -> int:
     """Seconds until a pair locked out now may try again: the whole cool-off (each failure during a
     lockout starts it again)."""
-    return max(1, math.ceil(get_cool_off().total_seconds()))
+    return max(1, math.ceil(settings.AXES_COOLOFF_TIME.total_seconds()))
 
 
 class TooManyAttempts(exceptions.Throttled):
@@ -58,7 +73,7 @@ def lockout_response(request, original_response=None, credentials=None):
 def lockouts_current() -> list[dict]:
     """Each (username, address) with failures inside the cool-off window, the locked ones first."""
     now = timezone.now()
-    cool_off = get_cool_off()
+    cool_off = settings.AXES_COOLOFF_TIME
     rows = (AccessAttempt.objects.filter(attempt_time__gte=now - cool_off)
             .values("username", "ip_address").annotate(failures=Sum("failures_since_start"), last=Max("attempt_time"))
             .order_by("-failures", "username", "ip_address"))

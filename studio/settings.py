@@ -135,7 +135,10 @@ AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(seconds=env_int("LOGIN_COOLOFF", 15 * 60))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]  # the pair: nobody locks a dealer out from elsewhere
 AXES_RESET_ON_SUCCESS = True  # a successful login forgets that pair's failures
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = True  # a try during a lockout starts its cool-off again
 AXES_LOCKOUT_CALLABLE = "accounts.lockouts.lockout_response"
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)  # reverse proxies that append the client to X-Forwarded-For
+AXES_CLIENT_IP_CALLABLE = "accounts.lockouts.client_ip"
 AXES_ENABLE_ADMIN = False  # lockouts are read and cleared through /api/lockouts/ (supervisors)
 AXES_VERBOSE = False
 if AXES_FAILURE_LIMIT < 1:

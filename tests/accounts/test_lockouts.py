@@ -131,3 +131,17 @@ def test_the_admin_login_is_throttled_too(supervisor):
     locked = admin_login("pw-supervisor")
     assert locked.status_code == 429 and "Retry-After" in locked
     assert "_auth_user_id" not in locked.wsgi_request.session
+
+
+def test_behind_a_proxy_the_lockout_keys_on_the_address_the_proxy_saw(dealer, settings):
+    settings.TRUSTED_PROXY_COUNT = 1
+
+    def via_proxy(password, forwarded):
+        return APIClient(REMOTE_ADDR="192.0.2.1", HTTP_X_FORWARDED_FOR=forwarded).post(
+            "/api/auth/token/", {"username": "dealer", "password": password}, format="json")
+
+    for n in range(limit()):
+        via_proxy("wrong", f"198.51.100.{n}, {HERE}")  # what the client writes itself does not count
+    assert via_proxy("pw-dealer", HERE).status_code == 429
+    assert via_proxy("pw-dealer", ELSEWHERE).status_code == 200  # the dealer's own address, through the same proxy
+    assert via_proxy("pw-dealer", "not-an-address").status_code == 200  # the proxy's own address, not a 500
