@@ -15,7 +15,7 @@ that read and the guarded write. It calls the same service, answers with the sam
 
 Everything else goes to the DRF view unchanged, so every refusal DRF makes stays DRF's, word for
 word: GET, session users (the pages, whose CSRF check is DRF's), other content types, malformed
-JSON or odd values, a bad or inactive token (401), a caller who is not a player (403), a round that
+JSON or odd values, a bad, expired, revoked or inactive token (401), a caller who is not a player (403), a round that
 does not exist, a first bet in a new wallet, and everything on SQLite. A test
 sends the same requests both ways and compares the answers (tests/bets/test_bet_fast_path.py).
 """

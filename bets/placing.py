@@ -22,7 +22,8 @@ Every change to a player's bets in a round (a bet, a cancel, a refund, a settlem
 wallet, so an unchanged wallet means that the stake, the main side and the balance that were
 checked are still true. If anything changed, the statement does nothing and the service places the
 bet the locked way instead. A refusal needs no second look: it was true of a consistent snapshot.
-`seen_context_by_token` is the same read for bets.fast, with the token's user and roles in it.
+`seen_context_by_token` is the same read for bets.fast, with the token's user and roles in it (an
+unexpired token only).
 """
 from __future__ import annotations
 
@@ -33,8 +34,8 @@ from decimal import Decimal
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
+from accounts.models import Token
 from studio import auth, sql
 from studio.errors import ApplicationError
 from studio.money import from_minor, to_minor
@@ -115,7 +116,9 @@ def context_statement() -> str:
 @functools.cache
 def _seen_by_token() -> str:
     columns, _ = auth.user_columns()
-    token_user = f"(SELECT t.user_id FROM {Token._meta.db_table} t WHERE t.key = %s)"  # first: one row by the key
+    # First: one row by the key, if it has not expired (an expired or revoked token finds nothing, and
+    # bets.fast leaves the request to the DRF view, which answers the 401).
+    token_user = f"(SELECT t.user_id FROM {Token._meta.db_table} t WHERE t.key = %s AND t.expires_at > now())"
     return (f"SELECT {columns}, {_CONTEXT_COLUMNS}, a.xmin::text FROM {_ROUND_TABLE} r {_wallet_join(token_user)} "
             f"JOIN {get_user_model()._meta.db_table} u ON u.id = a.user_id WHERE r.id = %s")
 
@@ -143,7 +146,7 @@ def seen_context(*, round_id: int, player) -> BetContext | None:
 
 def seen_context_by_token(*, key: str, round_id: int):
     """(the token's user with its roles, as studio.auth reads them; `seen_context` for that user) in
-    one statement, for bets.fast: None if the token, the round or the wallet is not there."""
+    one statement, for bets.fast: None if the token (unexpired), the round or the wallet is not there."""
     row = sql.fetch_one(_seen_by_token(), [key, round_id])
     if row is None:
         return None

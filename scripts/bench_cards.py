@@ -126,7 +126,7 @@ def main() -> int:
     import httpx
     from django.core.management import call_command
     from django.db import connection
-    from rest_framework.authtoken.models import Token
+    from accounts.tokens import token_issue
 
     from tables.models import Table
 
@@ -136,7 +136,7 @@ def main() -> int:
     from django.contrib.auth import get_user_model
 
     dealer = get_user_model().objects.get(username="bench_dealer")
-    token = Token.objects.get_or_create(user=dealer)[0].key
+    token = token_issue(user=dealer).key
     http_table = Table.objects.create(name="Bench cards HTTP", betting_seconds=600)
     local_table = Table.objects.create(name="Bench cards in-process", betting_seconds=600)
     rng = random.Random(args.seed)

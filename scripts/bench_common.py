@@ -340,8 +340,8 @@ def make_players(n: int, chips: int, *, tokens: bool = False) -> list[tuple[int,
     from django.contrib.auth.models import Group
     from django.db import connection, transaction
     from django.utils import timezone
-    from rest_framework.authtoken.models import Token
-
+    from accounts.models import Token
+    from accounts.tokens import ttl
     from bets.ledger import mint_account
     from bets.models import Account, LedgerEntry
 
@@ -358,7 +358,8 @@ def make_players(n: int, chips: int, *, tokens: bool = False) -> list[tuple[int,
         copy_rows(A, ["kind", "user_id", "currency", "balance"], (("player", u, "CHIPS", chips * 100) for u in users))
         keys = {u: _secrets.token_hex(20) if tokens else "" for u in users}
         if tokens:
-            copy_rows(Token._meta.db_table, ["key", "user_id", "created"], ((keys[u], u, now) for u in users))
+            copy_rows(Token._meta.db_table, ["key", "user_id", "kind", "created", "expires_at"],
+                      ((keys[u], u, Token.Kind.API.value, now, now + ttl()) for u in users))
         mint = mint_account("CHIPS")
         with connection.cursor() as cur:  # the ISSUE pair of every new wallet (amounts in hundredths)
             mine = f"kind = 'player' AND user_id IN (SELECT id FROM {User._meta.db_table} WHERE username LIKE 'bench\\_p%%')"

@@ -247,7 +247,7 @@ def setup_table(env) -> tuple[int, str]:
     django.setup()
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
-    from rest_framework.authtoken.models import Token
+    from accounts.tokens import token_issue
 
     from tables.models import Table
 
@@ -256,7 +256,7 @@ def setup_table(env) -> tuple[int, str]:
                  stdout=open(os.devnull, "w"))
     dealer = get_user_model().objects.get(username="load-dealer")
     table = Table.objects.create(name=f"Load {time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}", betting_seconds=120)
-    token = Token.objects.get_or_create(user=dealer)[0].key
+    token = token_issue(user=dealer).key
     from django.db import connections
 
     connections.close_all()

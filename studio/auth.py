@@ -1,8 +1,7 @@
-"""API token authentication in one statement: the token, its user and the user's studio roles.
+"""The columns of a user and their studio roles, for statements that read a user in one go.
 
-DRF's TokenAuthentication reads the token with its user, and the permission check then reads the
-user's groups: two ORM queries on every API call, a bet's included. This reads all three at once
-in plain SQL (studio.sql); what it accepts and refuses is DRF's, message for message.
+API token authentication (accounts.auth) and the bet's fast path (bets.placing) read a token's
+user, the user's roles and whatever else they need in a single statement built on these.
 """
 from __future__ import annotations
 
@@ -10,9 +9,7 @@ import functools
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.db import DEFAULT_DB_ALIAS, connection
-from rest_framework import authentication, exceptions
-from rest_framework.authtoken.models import Token
+from django.db import connection
 
 from studio import sql
 from studio.roles import ROLES
@@ -22,7 +19,7 @@ from studio.roles import ROLES
 def user_columns() -> tuple[str, list[str]]:
     """The columns of a token's user (alias u) that API views read, then an array of the user's studio
     roles; and the user fields they hold. Any other field loads on first use (a deferred field).
-    Also read by the bet's fast path (bets.placing), in the same statement as the bet's context."""
+    Read by token authentication (accounts.auth) and by the bet's fast path (bets.placing)."""
     User = get_user_model()
     fields = ["id", User.USERNAME_FIELD, "is_active", "is_staff", "is_superuser"]
     link = User.groups.through._meta
@@ -38,25 +35,3 @@ def user_from_row(row):
     user = sql.instance(get_user_model(), fields, row[:len(fields)])
     user._studio_roles = set((row[len(fields)] or "").split(",")) - {""}
     return user
-
-
-@functools.cache
-def _statement() -> str:
-    columns, _ = user_columns()
-    User = get_user_model()
-    return f"SELECT {columns} FROM {Token._meta.db_table} t JOIN {User._meta.db_table} u ON u.id = t.user_id WHERE t.key = %s"
-
-
-class TokenAuthentication(authentication.TokenAuthentication):
-    """`Authorization: Token <key>`, as DRF's, with the user's roles read in the same statement."""
-
-    def authenticate_credentials(self, key):
-        row = sql.fetch_one(_statement(), [key])
-        if row is None:
-            raise exceptions.AuthenticationFailed("Invalid token.")
-        user = user_from_row(row)
-        if not user.is_active:
-            raise exceptions.AuthenticationFailed("User inactive or deleted.")
-        token = Token.from_db(DEFAULT_DB_ALIAS, ["key", "user_id"], [key, user.pk])
-        token.user = user
-        return user, token

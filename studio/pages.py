@@ -3,8 +3,9 @@ from django.contrib.auth.decorators import login_required
 from django.db import connection
 from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from rest_framework.authtoken.models import Token
+from django.views.decorators.cache import never_cache
 
+from accounts.tokens import page_token
 from tables.models import Table
 
 from .roles import DEALER, PLAYER, SUPERVISOR, has_role, roles_of
@@ -24,36 +25,43 @@ def home(request):
     return render(request, "home.html", {"tables": Table.objects.all()})
 
 
-def _token(user) -> str:
-    return Token.objects.get_or_create(user=user)[0].key
+def _token(request) -> str:
+    """The browser session's own page token (revoked when it logs out). A page that embeds it is
+    sent with Cache-Control: no-store (never_cache): no cache keeps a copy of the token."""
+    return page_token(request)
 
 
+@never_cache
 @login_required
 def console(request):
     if not has_role(request.user, DEALER, SUPERVISOR):
         return HttpResponseForbidden(render(request, "forbidden.html", {"what": "the dealer console"}).content)
-    return render(request, "console.html", {"tables": Table.objects.all(), "token": _token(request.user)})
+    return render(request, "console.html", {"tables": Table.objects.all(), "token": _token(request)})
 
 
+@never_cache
 @login_required
 def supervisor(request):
     if not has_role(request.user, SUPERVISOR):
         return HttpResponseForbidden(render(request, "forbidden.html", {"what": "the supervisor console"}).content)
-    return render(request, "supervisor.html", {"tables": Table.objects.all(), "token": _token(request.user)})
+    return render(request, "supervisor.html", {"tables": Table.objects.all(), "token": _token(request)})
 
 
+@never_cache
 def play(request, pk):
     table = get_object_or_404(Table, pk=pk)
-    token = _token(request.user) if request.user.is_authenticated and has_role(request.user, PLAYER) else ""
+    token = _token(request) if request.user.is_authenticated and has_role(request.user, PLAYER) else ""
     return render(request, "play.html", {"table": table, "token": token})
 
 
+@never_cache
 @login_required
 def matches(request):
     """Play with friends: create a match, or join one by its code."""
-    return render(request, "matches.html", {"token": _token(request.user)})
+    return render(request, "matches.html", {"token": _token(request)})
 
 
+@never_cache
 @login_required
 def match_join_link(request, code):
     """The link a player shares: joins (if possible) and opens the match."""
@@ -63,10 +71,11 @@ def match_join_link(request, code):
     try:
         match = match_join(code=code, user=request.user)
     except ApplicationError as exc:
-        return render(request, "matches.html", {"token": _token(request.user), "error": exc.message, "code": code}, status=exc.status)
+        return render(request, "matches.html", {"token": _token(request), "error": exc.message, "code": code}, status=exc.status)
     return redirect("match", pk=match.pk)
 
 
+@never_cache
 @login_required
 def match(request, pk):
     """The match table (bet, sit out, standings) and, once it ends, its results with the chart."""
@@ -75,7 +84,7 @@ def match(request, pk):
     match = get_object_or_404(Match, pk=pk)
     if not has_role(request.user, SUPERVISOR) and not match.players.filter(user=request.user).exists():
         raise Http404("No such match of yours: join it with its code.")
-    return render(request, "match.html", {"match": match, "token": _token(request.user)})
+    return render(request, "match.html", {"match": match, "token": _token(request)})
 
 
 def healthz(request):

@@ -3,6 +3,7 @@
 DATABASE_URL unset -> embedded SQLite file; postgres://... -> PostgreSQL via psycopg 3.
 REDIS_URL unset -> in-memory channel layer and in-process timer; set -> channels-redis and Celery.
 """
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -28,9 +29,10 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "channels",
+    "axes",
+    "accounts",
     "tables",
     "bets",
 ]
@@ -43,6 +45,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked-out login page into its 429 answer
 ]
 
 ROOT_URLCONF = "studio.urls"
@@ -122,13 +125,33 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Accounts: tokens expire (accounts.tokens); failed logins are throttled per username and address
+# by django-axes (accounts.lockouts), which checks every login before the model backend.
+TOKEN_TTL = env_int("TOKEN_TTL", 12 * 3600)  # seconds an API or page token lives
+if TOKEN_TTL <= 0:
+    raise ImproperlyConfigured("TOKEN_TTL must be a positive number of seconds")
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(seconds=env_int("LOGIN_COOLOFF", 15 * 60))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]  # the pair: nobody locks a dealer out from elsewhere
+AXES_RESET_ON_SUCCESS = True  # a successful login forgets that pair's failures
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = True  # a try during a lockout starts its cool-off again
+AXES_LOCKOUT_CALLABLE = "accounts.lockouts.lockout_response"
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)  # reverse proxies that append the client to X-Forwarded-For
+AXES_CLIENT_IP_CALLABLE = "accounts.lockouts.client_ip"
+AXES_ENABLE_ADMIN = False  # lockouts are read and cleared through /api/lockouts/ (supervisors)
+AXES_VERBOSE = False
+if AXES_FAILURE_LIMIT < 1:
+    raise ImproperlyConfigured("LOGIN_FAILURE_LIMIT must be at least 1")
+if AXES_COOLOFF_TIME.total_seconds() < 1:
+    raise ImproperlyConfigured("LOGIN_COOLOFF must be a positive number of seconds")
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/login/"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "studio.auth.TokenAuthentication",  # DRF's, with the roles in the same query
+        "accounts.auth.TokenAuthentication",  # DRF's, with the expiry and the roles in the same query
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

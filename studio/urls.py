@@ -9,6 +9,7 @@ urlpatterns = [
     # The busiest routes first: Django tries the patterns in order (a bet used to be tried against 44).
     path("api/", include("bets.urls")),
     path("api/", include("tables.urls")),
+    path("api/", include("accounts.urls")),
     path("healthz", pages.healthz, name="healthz"),
     path("", pages.home, name="home"),
     path("login/", auth_views.LoginView.as_view(template_name="login.html"), name="login"),

@@ -1,10 +1,8 @@
 """The tables and rounds API: one view per operation, each calling one service."""
-from django.contrib.auth import authenticate
 from django.db.models import Q
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
-from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -21,26 +19,6 @@ from .serializers import (
     CardSerializer, DealtCardSerializer, JokerSerializer, RoundEventSerializer, RoundSerializer, SpotOddsSerializer,
     TableSerializer,
 )
-
-
-class TokenObtainView(APIView):
-    permission_classes = [AllowAny]
-    authentication_classes = []
-
-    class Input(serializers.Serializer):
-        username = serializers.CharField()
-        password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
-
-    @extend_schema(request=Input, responses=inline_serializer("Token", {"token": serializers.CharField()}), auth=[])
-    def post(self, request):
-        data = self.Input(data=request.data)
-        data.is_valid(raise_exception=True)
-        user = authenticate(request, username=data.validated_data["username"], password=data.validated_data["password"])
-        if user is None:
-            raise ApplicationError("Wrong username or password.", code="bad_credentials", status=400,
-                                   fields={"password": ["Wrong username or password."]})
-        token, _ = Token.objects.get_or_create(user=user)
-        return Response({"token": token.key})
 
 
 class ReadAnyoneWriteSupervisor(IsSupervisor):

@@ -29,6 +29,8 @@ from channels.utils import await_many_dispatch
 from django.contrib.auth.models import AnonymousUser
 from django.core.serializers.json import DjangoJSONEncoder
 
+from accounts.tokens import token_user
+
 from .stream import table_group, user_group
 
 log = logging.getLogger(__name__)
@@ -178,10 +180,7 @@ async def _send_rest(coro, waiting_for) -> None:
 
 @database_sync_to_async
 def _user_from_token(key: str):
-    from rest_framework.authtoken.models import Token
-
-    token = Token.objects.select_related("user").filter(key=key).first()
-    return token.user if token and token.user.is_active else AnonymousUser()
+    return token_user(key) or AnonymousUser()  # an unknown, expired or revoked token watches as anyone
 
 
 @database_sync_to_async

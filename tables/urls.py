@@ -3,7 +3,6 @@ from django.urls import path
 from . import api, incidents_api as inc, matches_api as mat
 
 urlpatterns = [
-    path("auth/token/", api.TokenObtainView.as_view(), name="auth-token"),
     path("tables/", api.TableListView.as_view(), name="table-list"),
     path("tables/<int:pk>/", api.TableDetailView.as_view(), name="table-detail"),
     path("tables/<int:pk>/odds/", api.TableOddsView.as_view(), name="table-odds"),

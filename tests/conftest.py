@@ -51,9 +51,9 @@ def make_user(name, role, chips=None):
 def client_for(user=None) -> APIClient:
     client = APIClient()
     if user is not None:
-        from rest_framework.authtoken.models import Token
+        from accounts.tokens import token_issue
 
-        client.credentials(HTTP_AUTHORIZATION="Token " + Token.objects.get_or_create(user=user)[0].key)
+        client.credentials(HTTP_AUTHORIZATION="Token " + token_issue(user=user).key)
     return client
 
 

@@ -1,10 +1,11 @@
-"""studio.auth.TokenAuthentication: DRF's token authentication with the roles read in the same
+"""accounts.auth.TokenAuthentication: DRF's token authentication with the roles read in the same
 query. It must accept and refuse exactly as DRF's does, and its roles must be the user's groups."""
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from rest_framework.authtoken.models import Token
 
+from accounts.models import Token
+from accounts.tokens import token_issue
 from studio.roles import roles_of
 from tests.conftest import client_for, make_user
 
@@ -17,8 +18,9 @@ def test_a_player_reads_me_with_one_query_for_token_user_and_roles():
     with CaptureQueriesContext(connection) as queries:
         body = api.get("/api/me/").json()
     assert body["username"] == "alice" and body["roles"] == ["player"]
-    auth_queries = [q["sql"] for q in queries if "authtoken_token" in q["sql"]]
-    assert len(auth_queries) == 1 and not any("auth_group" in q["sql"] and "authtoken" not in q["sql"] for q in queries)
+    table = Token._meta.db_table
+    auth_queries = [q["sql"] for q in queries if table in q["sql"]]
+    assert len(auth_queries) == 1 and not any("auth_group" in q["sql"] and table not in q["sql"] for q in queries)
 
 
 def test_roles_come_from_the_groups_and_a_user_without_a_role_is_refused_the_bet(table):
@@ -44,7 +46,7 @@ def test_bad_tokens_are_401_as_in_drf(header, message, anon_api):
 
 def test_an_inactive_users_token_is_refused(anon_api):
     dave = make_user("dave", "player", chips=100)
-    key = Token.objects.create(user=dave).key
+    key = token_issue(user=dave).key
     dave.is_active = False
     dave.save(update_fields=["is_active"])
     anon_api.credentials(HTTP_AUTHORIZATION=f"Token {key}")

@@ -8,6 +8,7 @@ every bet: issue 4's benchmark read 170 million index entries for 27,000 bets, a
 per bet doubled as the round filled. Here the statistics are those of 400 rounds of one bet each,
 then the round fills with 3,000 bets of another player; the plan must read Alice's two bets only."""
 import json
+from datetime import timedelta
 
 import pytest
 from django.db import connection
@@ -72,19 +73,20 @@ def test_the_fast_paths_read_starts_from_the_token(dealer, alice, make_table):
     """bets.fast reads the token's user with the bet's context; its plan must find the wallet by the
     token's user, not walk every wallet of the currency (a join order PostgreSQL chose once)."""
     from django.contrib.auth import get_user_model
-    from rest_framework.authtoken.models import Token
-
+    from accounts.models import Token
+    from accounts.tokens import token_issue
     from bets.models import Account
     from bets.placing import _seen_by_token
 
     User = get_user_model()
     others = User.objects.bulk_create([User(username=f"wallet{i}") for i in range(300)])
     Account.objects.bulk_create([Account(kind="player", user=u, currency="CHIPS", balance=0) for u in others])
-    Token.objects.bulk_create([Token(key=f"{i:040d}", user=u) for i, u in enumerate(others)])
+    later = timezone.now() + timedelta(hours=1)
+    Token.objects.bulk_create([Token(key=f"{i:040d}", user=u, expires_at=later) for i, u in enumerate(others)])
     with connection.cursor() as cur:
         cur.execute(f"ANALYZE {Account._meta.db_table}, {User._meta.db_table}, {Token._meta.db_table}")
     rnd = round_open(table_id=make_table().pk, joker="KS", dealer=dealer)
-    key = Token.objects.create(user=alice).key
+    key = token_issue(user=alice).key
     read = {}
     for n in generic_plan(_seen_by_token(), "text, bigint", f"'{key}', {rnd.pk}"):
         if n.get("Relation Name") in (Account._meta.db_table, User._meta.db_table, Token._meta.db_table):

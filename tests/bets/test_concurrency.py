@@ -10,7 +10,7 @@ import httpx
 import pytest
 from django.db import connection, connections, transaction
 from django.db.models import Sum
-from rest_framework.authtoken.models import Token
+from accounts.tokens import token_issue
 
 from bets.ledger import wallet_get
 from bets.models import Account, Bet, LedgerEntry
@@ -28,7 +28,7 @@ ANDAR_50 = {"spot": "andar", "amount": "50"}
 
 
 def token_of(user) -> str:
-    return "Token " + Token.objects.get_or_create(user=user)[0].key
+    return "Token " + token_issue(user=user).key
 
 
 def in_parallel(jobs):

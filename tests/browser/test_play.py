@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 from playwright.sync_api import expect
-from rest_framework.authtoken.models import Token
+from accounts.tokens import token_issue
 
 from bets.models import Bet
 
@@ -89,7 +89,7 @@ class Dealer:
 
 @pytest.fixture
 def studio_dealer(studio_url, dealer):
-    token = Token.objects.get_or_create(user=dealer)[0].key
+    token = token_issue(user=dealer).key
     with httpx.Client(base_url=studio_url + "/api/", timeout=30, headers={"Authorization": "Token " + token}) as http:
         yield Dealer(http)
 

@@ -30,12 +30,12 @@ def api_as(live_server):
     """`api_as(user)`: an HTTP client of the live server with the user's token. The dealer and the
     players use the API over HTTP, as they would (and so the server, not the test thread that hosts
     Playwright's event loop, publishes to the stream)."""
-    from rest_framework.authtoken.models import Token
+    from accounts.tokens import token_issue
 
     clients = []
 
     def make(user):
-        key = Token.objects.get_or_create(user=user)[0].key
+        key = token_issue(user=user).key
         clients.append(httpx.Client(base_url=live_server.url, headers={"Authorization": f"Token {key}"}, timeout=15))
         return clients[-1]
 

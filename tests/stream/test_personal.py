@@ -13,9 +13,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _token(user) -> str:
-    from rest_framework.authtoken.models import Token
+    from accounts.tokens import token_issue
 
-    return Token.objects.get_or_create(user=user)[0].key
+    return token_issue(user=user).key
 
 
 def _session_cookie(user) -> str:

@@ -138,9 +138,9 @@ class RealWatcher:
 
 
 def _tokens(dealer, alice):
-    from rest_framework.authtoken.models import Token
+    from accounts.tokens import token_issue
 
-    tokens = [Token.objects.get_or_create(user=u)[0].key for u in (dealer, alice)]
+    tokens = [token_issue(user=u).key for u in (dealer, alice)]
     return tokens
 
 

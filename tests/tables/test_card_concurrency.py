@@ -4,7 +4,7 @@ import threading
 
 import httpx
 import pytest
-from rest_framework.authtoken.models import Token
+from accounts.tokens import token_issue
 
 from tables.models import DealtCard, Round
 
@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def post_all(live_server, dealer):
     """post_all(url, bodies): POST every body at once, one client and one thread each; the answers in order."""
-    headers = {"Authorization": "Token " + Token.objects.get_or_create(user=dealer)[0].key}
+    headers = {"Authorization": "Token " + token_issue(user=dealer).key}
 
     def run(url, bodies):
         barrier = threading.Barrier(len(bodies))

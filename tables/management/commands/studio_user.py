@@ -1,14 +1,15 @@
-"""Create or update an account: python manage.py studio_user NAME --role ROLE --password PW [--chips N]"""
+"""Create or update an account: python manage.py studio_user NAME --role ROLE --password PW [--chips N]
+
+Roles and the password change through accounts.services, which records each change."""
 from decimal import Decimal
 
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group, Permission
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from accounts.services import COMMAND, account_set
 from bets.ledger import chips_set, wallet_get
 from studio.money import parse_amount
-from studio.roles import ROLES, SUPERVISOR
+from studio.roles import ROLES
 
 
 class Command(BaseCommand):
@@ -30,17 +31,7 @@ class Command(BaseCommand):
                 raise CommandError(f"--chips: {exc}") from None
             if chips_amount < 0 or chips_amount != chips_amount.quantize(Decimal("0.01")):
                 raise CommandError("--chips must be a non-negative amount with at most two decimals")
-        User = get_user_model()
-        user, created = User.objects.get_or_create(username=name)
-        user.set_password(password)
-        user.is_staff = role == SUPERVISOR
-        user.save()
-        user.groups.remove(*Group.objects.filter(name__in=ROLES))
-        group = Group.objects.get_or_create(name=role)[0]
-        if role == SUPERVISOR:
-            group.permissions.set(Permission.objects.filter(
-                content_type__app_label__in=["tables", "bets", "auth"], codename__regex=r"^(view|change|add)_(table|user|round|roundevent|bet|account|ledgerentry)$"))
-        user.groups.add(group)
+        user, created = account_set(actor=None, source=COMMAND, name=name, role=role, password=password)
         wallet_get(user=user)
         balance = chips_set(user=user, balance=chips_amount) if chips_amount is not None else None
         verb = "created" if created else "updated"

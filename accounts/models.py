@@ -1,0 +1,53 @@
+"""API tokens (many per user, each with an expiry) and the append-only record of access changes."""
+import binascii
+import os
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+def new_key() -> str:
+    return binascii.hexlify(os.urandom(20)).decode()
+
+
+class Token(models.Model):
+    """One login's API token, or one browser session's page token. Revoking a token deletes it."""
+
+    class Kind(models.TextChoices):
+        API = "api"  # POST /api/auth/token/
+        PAGE = "page"  # embedded in the pages of one browser session
+
+    key = models.CharField(max_length=40, unique=True, default=new_key)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.API)
+    created = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "expires_at"], name="token_user_expiry")]
+
+    def __str__(self):
+        return f"{self.kind} token of user {self.user_id}, expires {self.expires_at:%Y-%m-%d %H:%M}"
+
+
+class AccessChange(models.Model):
+    """Who changed whose roles, permissions, password or lockout, when, from what to what.
+    Written only by accounts.services; never updated or deleted. Passwords are never recorded,
+    only that one was set."""
+
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    actor_name = models.CharField(max_length=150)  # kept if the actor's user is deleted; "studio_user command" for it
+    source = models.CharField(max_length=16)  # admin, command, api
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    username = models.CharField(max_length=150)
+    field = models.CharField(max_length=32)  # is_superuser, is_staff, is_active, groups, user_permissions, password, created, lockout
+    old = models.TextField(blank=True)
+    new = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+
+    def __str__(self):
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.actor_name} {self.field} of {self.username}: {self.old!r} -> {self.new!r}"

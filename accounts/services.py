@@ -1,0 +1,121 @@
+"""The one way roles, permissions and passwords change, each change recorded (accounts.models.AccessChange).
+
+Used by the studio_user command and by the admin for superusers; the admin gives no one else a way
+to these fields. A password is never recorded, only that it was set or disabled; setting one
+revokes the user's tokens (a token taken with the old password dies with it).
+"""
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group, Permission
+from django.db import transaction
+
+from studio.roles import ROLES, SUPERVISOR
+
+from .models import AccessChange
+from .tokens import tokens_revoke_all
+
+COMMAND = "command"
+ADMIN = "admin"
+API = "api"
+FLAGS = ("is_superuser", "is_staff", "is_active")
+# What the supervisor role may do in the admin: read and edit tables, read users, rounds and money.
+SUPERVISOR_PERMISSIONS = r"^(view|change|add)_table$|^view_(user|round|roundevent|bet|account|ledgerentry)$|^change_user$"
+
+
+def _actor_name(actor) -> str:
+    return actor.get_username() if actor is not None else "studio_user command"
+
+
+def change_record(*, actor, source: str, user, field: str, old, new, username: str | None = None) -> AccessChange:
+    return AccessChange.objects.create(actor=actor, actor_name=_actor_name(actor), source=source, user=user,
+                                       username=username or (user.get_username() if user is not None else ""),
+                                       field=field, old=str(old), new=str(new))
+
+
+def _names(items) -> str:
+    return ",".join(sorted(str(item) for item in items))
+
+
+@transaction.atomic
+def user_update(*, actor, source: str, user, groups=None, permissions=None, **flags) -> list[AccessChange]:
+    """Set any of is_superuser, is_staff, is_active, the user's groups and direct permissions; record
+    each value that changes (old and new). Deactivating a user revokes their tokens."""
+    unknown = set(flags) - set(FLAGS)
+    if unknown:
+        raise TypeError(f"user_update does not change {sorted(unknown)}")
+    records = []
+    changed = [name for name, value in flags.items() if value is not None and getattr(user, name) != value]
+    for name in changed:
+        records.append(change_record(actor=actor, source=source, user=user, field=name, old=getattr(user, name), new=flags[name]))
+        setattr(user, name, flags[name])
+    if changed:
+        user.save(update_fields=changed)
+        if flags.get("is_active") is False and "is_active" in changed:
+            tokens_revoke_all(user=user)  # reactivating the account later does not revive them
+    for field, new in (("groups", groups), ("user_permissions", permissions)):
+        if new is None:
+            continue
+        related = getattr(user, field)
+        old = list(related.all())
+        new = list(new)
+        if _names(old) != _names(new):
+            related.set(new)
+            records.append(change_record(actor=actor, source=source, user=user, field=field, old=_names(old), new=_names(new)))
+    if records:
+        user._studio_roles = None  # studio.roles reads them again
+    return records
+
+
+@transaction.atomic
+def user_password_set(*, actor, source: str, user, password: str | None) -> AccessChange:
+    """Set the user's password (None: disable password login) and revoke the user's tokens."""
+    if password is None:
+        user.set_unusable_password()
+    else:
+        user.set_password(password)
+    user.save(update_fields=["password"])
+    tokens_revoke_all(user=user)
+    return change_record(actor=actor, source=source, user=user, field="password", old="", new="set" if password is not None else "disabled")
+
+
+@transaction.atomic
+def user_created(*, actor, source: str, user) -> AccessChange:
+    """Record an account made elsewhere (the admin's add form, by a superuser)."""
+    return change_record(actor=actor, source=source, user=user, field="created", old="", new=user.get_username())
+
+
+@transaction.atomic
+def group_permissions_set(*, actor, source: str, group, permissions) -> AccessChange | None:
+    """Set a group's permissions (every member's), recorded if they change."""
+    old, new = list(group.permissions.all()), list(permissions)
+    if _names(old) == _names(new):
+        return None
+    group.permissions.set(new)
+    return change_record(actor=actor, source=source, user=None, username=f"group {group.name}", field="group_permissions",
+                         old=_names(old), new=_names(new))
+
+
+def role_group(role: str, *, actor=None, source: str = COMMAND) -> Group:
+    """The role's group; the supervisor group with the supervisor's admin permissions (recorded if they change)."""
+    group = Group.objects.get_or_create(name=role)[0]
+    if role == SUPERVISOR:
+        wanted = list(Permission.objects.filter(content_type__app_label__in=["tables", "bets", "auth"],
+                                                codename__regex=SUPERVISOR_PERMISSIONS))
+        group_permissions_set(actor=actor, source=source, group=group, permissions=wanted)
+    return group
+
+
+@transaction.atomic
+def account_set(*, actor, source: str, name: str, role: str, password: str):
+    """Create or update an account with one studio role and a password: (user, created)."""
+    if role not in ROLES:
+        raise ValueError(f"unknown role {role!r}")
+    User = get_user_model()
+    user, created = User.objects.get_or_create(username=name)
+    if created:
+        user_created(actor=actor, source=source, user=user)
+    user_password_set(actor=actor, source=source, user=user, password=password)
+    others = [g for g in user.groups.all() if g.name not in ROLES]
+    user_update(actor=actor, source=source, user=user, is_staff=role == SUPERVISOR, groups=[*others, role_group(role, actor=actor, source=source)])
+    return user, created
