@@ -187,6 +187,9 @@ LOGGING = {
         "uvicorn": {"handlers": ["console"], "propagate": False},
         "uvicorn.error": {"filters": ["no_query_strings"]},
         "uvicorn.access": {"handlers": [], "propagate": False},
+        # A line per task run (the sweeps run every second) is noise; failures are still logged.
+        "celery.app.trace": {"level": "WARNING"},
+        "celery.worker.strategy": {"level": "WARNING"},
     },
 }
 
