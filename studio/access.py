@@ -62,6 +62,11 @@ class AccessLogMiddleware:
         return response
 
 
+def refused_before_django(scope, status: int) -> None:
+    """A request the server answered without Django (a body over the limit, studio/http.py)."""
+    log.info("%s %s %s - user=-", scope["method"], _printable(scope["path"]), status)
+
+
 def ws_connected(scope, user_id) -> None:
     log.info("WS connect %s user=%s", _printable(scope["path"]), user_id or "-")
 

@@ -33,6 +33,8 @@ def test_requests_and_streams_are_logged_without_tokens(alice, table, tmp_path):
         me = httpx.get(url + "/api/me/", params={"token": "query-" + key}, headers={"Authorization": f"Token {key}"}, timeout=20)
         assert me.status_code == 200
         assert httpx.get(url + "/api/tables/", params={"q": "x"}, timeout=20).status_code == 200  # anonymous
+        too_big = httpx.post(url + "/api/auth/token/", params={"token": key}, content=b"x" * (10 * 1024 * 1024 + 1), timeout=60)
+        assert too_big.status_code == 413  # answered before Django: logged all the same
 
         async def watch():
             ws_url = url.replace("http", "ws") + f"/ws/tables/{table.pk}/?token={key}"
@@ -44,6 +46,7 @@ def test_requests_and_streams_are_logged_without_tokens(alice, table, tmp_path):
         log = wait_for(tmp_path / "server.log", f"WS close /ws/tables/{table.pk}/")
     assert any("GET /api/me/ 200 " in line and line.endswith(f"user={alice.pk}") for line in log.splitlines()), log
     assert any("GET /api/tables/ 200 " in line and line.endswith("user=-") for line in log.splitlines()), log
+    assert "POST /api/auth/token/ 413 " in log
     lines = [line for line in log.splitlines() if "studio.access" in line]
     assert any(f"WS connect /ws/tables/{table.pk}/ user={alice.pk}" in line for line in lines), log
     assert any(f"WS close /ws/tables/{table.pk}/ 1000 " in line and f"user={alice.pk}" in line for line in lines), log
