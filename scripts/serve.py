@@ -111,8 +111,7 @@ def commands(args, env: dict[str, str], runtime: Path) -> list[Child]:
     if redis and not args.no_celery:
         children.append(Child("worker", [py, "-m", "celery", "-A", "studio", "worker", "--concurrency", "2",
                                          "-n", f"studio-{os.getpid()}@%h"], env))
-        beat_env = {"LOG_LEVEL": "WARNING", **env}  # not a line per sweep sent (every second), unless asked
-        children.append(Child("beat", [py, "-m", "celery", "-A", "studio", "beat", "-s", str(runtime / "celerybeat-schedule")], beat_env))
+        children.append(Child("beat", [py, "-m", "celery", "-A", "studio", "beat", "-s", str(runtime / "celerybeat-schedule")], env))
     return children
 
 

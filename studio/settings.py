@@ -178,7 +178,11 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "filters": {"no_query_strings": {"()": "studio.access.DropQueryStrings"}},
+    "filters": {
+        "no_query_strings": {"()": "studio.access.DropQueryStrings"},
+        "no_beat_ticks": {"()": "django.utils.log.CallbackFilter",
+                          "callback": lambda record: not str(record.msg).startswith("Scheduler: Sending due task")},
+    },
     "handlers": {"console": {"class": "logging.StreamHandler", "stream": "ext://sys.stdout", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {
@@ -187,9 +191,10 @@ LOGGING = {
         "uvicorn": {"handlers": ["console"], "propagate": False},
         "uvicorn.error": {"filters": ["no_query_strings"]},
         "uvicorn.access": {"handlers": [], "propagate": False},
-        # A line per task run (the sweeps run every second) is noise; failures are still logged.
+        # A line per task sent and run (the sweeps run every second) is noise; failures are still logged.
         "celery.app.trace": {"level": "WARNING"},
         "celery.worker.strategy": {"level": "WARNING"},
+        "celery.beat": {"filters": ["no_beat_ticks"]},
     },
 }
 
