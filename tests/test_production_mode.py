@@ -25,6 +25,7 @@ PRODUCTION = {"DATABASE_URL": "postgres://studio@db.example.invalid:5432/studio"
 
 @pytest.mark.parametrize("services", [
     {"DATABASE_URL": PRODUCTION["DATABASE_URL"]}, {"REDIS_URL": PRODUCTION["REDIS_URL"]}, PRODUCTION,
+    {**PRODUCTION, "SECRET_KEY": ""},  # an environment file's empty line
 ])
 def test_production_without_a_secret_key_does_not_start(monkeypatch, services):
     with pytest.raises(ImproperlyConfigured, match="SECRET_KEY"):
