@@ -37,7 +37,9 @@ from .placing import seen_context_by_token
 
 _drf_view = RoundBetsView.as_view()
 _render = JSONRenderer().render
-_HEADERS = {"Vary": "Accept", "Allow": "GET, POST, HEAD, OPTIONS"}  # what DRF's finalize_response adds
+# What DRF's finalize_response adds: Allow, and Vary: Accept only when the view has several renderers
+# (with DEBUG on, the browsable API's).
+_HEADERS = {"Allow": "GET, POST, HEAD, OPTIONS"} | ({"Vary": "Accept"} if len(RoundBetsView.renderer_classes) > 1 else {})
 _LIMITS = {"spot": 16, "amount": 24}  # BetInputSerializer's max_length
 MAX_BODY = 1024  # a bet is about 40 bytes
 

@@ -1,19 +1,134 @@
-"""Serve the studio: the ASGI server (uvicorn: HTTP + WebSockets), and with REDIS_URL also a Celery
-worker and Celery beat. One Ctrl-C stops everything.
+"""Serve the studio on one machine: the ASGI server (uvicorn: HTTP + WebSockets), and with REDIS_URL
+also the virtual dealer, a Celery worker and Celery beat, each a child process of this launcher.
 
     python scripts/serve.py [--host 127.0.0.1] [--port 8000] [--workers N]
 
-Without REDIS_URL the studio is one process (in-memory channel layer, in-process timer), so
---workers is forced to 1."""
+Without REDIS_URL the studio is one process (in-memory channel layer, in-process timer and virtual
+dealer), so --workers is forced to 1.
+
+A child that exits is started again, after 0.5 s, then twice as long after each quick exit (at most
+10 s; back to 0.5 s once it has run 30 s). A child that exits more than --restart-limit times within
+--restart-window seconds cannot stay up: the launcher stops the studio and exits 1. SIGTERM or SIGINT
+(Ctrl-C) stops every child (SIGTERM to its process group, SIGKILL after 10 s) and exits 0. Each child
+gets SIGTERM from the kernel when the launcher dies, even by SIGKILL (Linux's parent-death signal), so
+no child outlives it. Production runs each process on its own (Procfile, deploy/systemd/) instead.
+
+Process runners were weighed: honcho stops everything when one process exits and has no respawn;
+supervisord and circus restart, but neither exits non-zero when a program cannot stay up, nor takes
+its programs down when it is SIGKILLed; circus also needs ZeroMQ endpoints of its own. So the launcher
+is this file; the production units leave all of it to systemd.
+
+Children get PROMETHEUS_MULTIPROC_DIR (prometheus-client's multiprocess mode) set to a fresh empty
+directory when the caller did not set it.
+"""
+from __future__ import annotations
+
 import argparse
+import ctypes
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from collections import deque
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+FIRST_DELAY, MAX_DELAY, STABLE_AFTER = 0.5, 10.0, 30.0  # seconds
+STOP_GRACE = 10.0  # seconds between SIGTERM and SIGKILL when stopping
+PR_SET_PDEATHSIG = 1
+_libc = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
+
+
+def say(text: str) -> None:
+    print(f"serve: {text}", flush=True)
+
+
+def _die_with(parent: int):
+    """For Popen's preexec_fn: the child gets SIGTERM when its parent (this launcher) dies."""
+    def preexec():
+        if _libc is not None:
+            _libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # the launcher died before the line above took effect
+            os._exit(1)
+    return preexec
+
+
+class Child:
+    def __init__(self, name: str, argv: list[str], env: dict[str, str]):
+        self.name, self.argv, self.env = name, argv, env
+        self.proc: subprocess.Popen | None = None
+        self.started = 0.0
+        self.delay = 0.0
+        self.restart_at = 0.0
+        self.exits: deque[float] = deque()
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(self.argv, cwd=ROOT, env=self.env, start_new_session=True, preexec_fn=_die_with(os.getpid()))
+        self.started = time.monotonic()
+        say(f"{self.name} started (pid {self.proc.pid})")
+
+    def signal_group(self, sig: int) -> None:
+        """Signal the child's process group: its own children (uvicorn workers, Celery's pool) too."""
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def exited(self, now: float, limit: int, window: float) -> bool:
+        """Note an exit and plan the restart; False when the child exited too often to go on."""
+        code = self.proc.returncode
+        self.signal_group(signal.SIGKILL)  # whatever it left behind
+        self.proc = None
+        self.exits.append(now)
+        while self.exits and self.exits[0] < now - window:
+            self.exits.popleft()
+        if len(self.exits) > limit:
+            say(f"{self.name} exited (code {code}) {len(self.exits)} times in {window:g} s: it cannot stay up; stopping the studio")
+            return False
+        ran = now - self.started
+        self.delay = FIRST_DELAY if ran >= STABLE_AFTER or not self.delay else min(self.delay * 2, MAX_DELAY)
+        self.restart_at = now + self.delay
+        say(f"{self.name} exited (code {code}) after {ran:.1f} s; restarting in {self.delay:g} s")
+        return True
+
+
+def commands(args, env: dict[str, str], runtime: Path) -> list[Child]:
+    redis = bool(env.get("REDIS_URL"))
+    py = sys.executable
+    web = [py, "-m", "uvicorn", "studio.asgi:application", "--host", args.host, "--port", str(args.port),
+           "--workers", str(args.workers if redis else 1), "--ws-per-message-deflate", "false", "--no-access-log",
+           "--lifespan", "off", "--log-level", "warning"]  # the access log is studio.access's (no query strings)
+    web_env = dict(env)
+    if not redis and not args.no_virtual_dealer:
+        web_env["VIRTUAL_DEALER_THREAD"] = "1"  # embedded: the loop runs inside the one server process
+    children = [Child("web", web, web_env)]
+    if redis and not args.no_virtual_dealer:
+        children.append(Child("virtual-dealer", [py, "manage.py", "virtual_dealer"], env))
+    if redis and not args.no_celery:
+        children.append(Child("worker", [py, "-m", "celery", "-A", "studio", "worker", "--concurrency", "2",
+                                         "-n", f"studio-{os.getpid()}@%h"], env))
+        children.append(Child("beat", [py, "-m", "celery", "-A", "studio", "beat", "-s", str(runtime / "celerybeat-schedule")], env))
+    return children
+
+
+def stop(children: list[Child]) -> None:
+    for child in children:
+        if child.proc is not None and child.proc.poll() is None:
+            child.signal_group(signal.SIGTERM)
+    deadline = time.monotonic() + STOP_GRACE
+    for child in children:
+        if child.proc is None:
+            continue
+        try:
+            child.proc.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            say(f"{child.name} did not stop in {STOP_GRACE:g} s: killed")
+        child.signal_group(signal.SIGKILL)
+        child.proc.wait()
 
 
 def main() -> int:
@@ -23,42 +138,39 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_WORKERS", "1")))
     parser.add_argument("--no-celery", action="store_true", help="Do not start the Celery worker and beat.")
     parser.add_argument("--no-virtual-dealer", action="store_true", help="Do not run the virtual dealer loop.")
+    parser.add_argument("--restart-limit", type=int, default=5, help="Exits of one child tolerated within the window.")
+    parser.add_argument("--restart-window", type=float, default=60.0, help="Seconds over which exits are counted.")
     args = parser.parse_args()
-    redis = bool(os.environ.get("REDIS_URL"))
-    workers = args.workers if redis else 1
-    py = sys.executable
-    commands = [[py, "-m", "uvicorn", "studio.asgi:application", "--host", args.host, "--port", str(args.port),
-                 "--workers", str(workers), "--ws-per-message-deflate", "false", "--no-access-log", "--lifespan", "off",
-                 "--log-level", "warning"]]  # uvicorn logs WebSocket URLs (with ?token=) at INFO
+
+    stopping: list[int] = []
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.append(signum))
+    signal.signal(signal.SIGINT, lambda signum, frame: stopping.append(signum))
+    runtime = Path(tempfile.mkdtemp(prefix="studio-serve-"))
     env = dict(os.environ)
-    if not args.no_virtual_dealer and not redis:
-        env["VIRTUAL_DEALER_THREAD"] = "1"  # embedded: the loop runs inside the one server process
-    if redis and not args.no_virtual_dealer:
-        commands.append([py, "manage.py", "virtual_dealer"])
-    if redis and not args.no_celery:
-        commands.append([py, "-m", "celery", "-A", "studio", "worker", "-l", "warning", "--concurrency", "2", "-n", f"studio-{os.getpid()}@%h"])
-        commands.append([py, "-m", "celery", "-A", "studio", "beat", "-l", "warning", "-s", str(ROOT / ".venv" / "celerybeat-schedule")])
-    print(f"Serving on http://{args.host}:{args.port}/ ({'Redis + Celery' if redis else 'embedded mode'}); Ctrl-C stops everything.", flush=True)
-    procs = [subprocess.Popen(cmd, cwd=ROOT, start_new_session=True, env=env if i == 0 else os.environ) for i, cmd in enumerate(commands)]
-
-    def stop(*_):
-        for p in procs:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGTERM)
-        deadline = time.time() + 10
-        for p in procs:
-            try:
-                p.wait(max(0.1, deadline - time.time()))
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-        sys.exit(0)
-
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
-    while all(p.poll() is None for p in procs):
-        time.sleep(0.5)
-    stop()
-    return 1
+    if not env.get("PROMETHEUS_MULTIPROC_DIR"):
+        (runtime / "metrics").mkdir()
+        env["PROMETHEUS_MULTIPROC_DIR"] = str(runtime / "metrics")
+    children = commands(args, env, runtime)
+    mode = "Redis + Celery" if env.get("REDIS_URL") else "embedded mode"
+    say(f"serving on http://{args.host}:{args.port}/ ({mode}); Ctrl-C stops everything")
+    failed = False
+    try:
+        for child in children:
+            child.start()
+        while not stopping and not failed:
+            now = time.monotonic()
+            for child in children:
+                if child.proc is not None and child.proc.poll() is not None and not child.exited(now, args.restart_limit, args.restart_window):
+                    failed = True
+                    break
+                if child.proc is None and now >= child.restart_at:
+                    child.start()
+            time.sleep(0.1)
+    finally:
+        stop(children)
+        shutil.rmtree(runtime, ignore_errors=True)
+    say("stopped")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

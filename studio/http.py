@@ -18,6 +18,8 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from studio import access
+
 MAX_BODY = 10 * 1024 * 1024  # Django refuses bigger forms anyway (DATA_UPLOAD_MAX_MEMORY_SIZE)
 
 
@@ -91,6 +93,7 @@ class WsgiHttp:
             if size > MAX_BODY:
                 await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"text/plain")]})
                 await send({"type": "http.response.body", "body": b"Request body too large"})
+                access.refused_before_django(scope, 413)
                 return
             chunks.append(chunk)
             if not message.get("more_body"):

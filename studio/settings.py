@@ -13,11 +13,19 @@ from .env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
+# Embedded mode: neither DATABASE_URL nor REDIS_URL, the one-process studio of `make run` on a laptop.
+# Anything else is production: DEBUG off unless asked for, and a SECRET_KEY of its own required.
+EMBEDDED = not env_str("DATABASE_URL") and not env_str("REDIS_URL")
 DEV_SECRET_KEY = "dev-only-insecure-secret-key-do-not-use-in-production"
-DEBUG = env_bool("DEBUG", default=True)
-SECRET_KEY = env_str("SECRET_KEY", DEV_SECRET_KEY)
+DEBUG = env_bool("DEBUG", default=EMBEDDED)
+SECRET_KEY = env_str("SECRET_KEY")
+if SECRET_KEY is None and not EMBEDDED:
+    raise ImproperlyConfigured("SECRET_KEY is not set: it is required when DATABASE_URL or REDIS_URL is set")
+SECRET_KEY = SECRET_KEY or DEV_SECRET_KEY
 if not DEBUG and SECRET_KEY == DEV_SECRET_KEY:
     raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off (the development secret is refused)")
+# Demo accounts and tables (manage.py demo_setup): in the embedded mode, elsewhere only with DEMO_DATA=1.
+DEMO_DATA = env_bool("DEMO_DATA", default=EMBEDDED)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -38,6 +46,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "studio.access.AccessLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -172,12 +181,44 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
+# HTTPS=1: served over TLS, usually behind a proxy that terminates it and sets X-Forwarded-Proto
+# (which it must overwrite, never pass on from the client). Secure cookies, HSTS, redirects to https.
+HTTPS = env_bool("HTTPS", default=False)
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]  # a load balancer's checks may come over plain HTTP
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("HSTS_SECONDS", 31536000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", default=True)
+
+# Every process logs to stdout (the launcher, systemd or the container runtime collects it). The access
+# log (studio/access.py) is the one record of requests: uvicorn's own is off, and uvicorn's messages
+# lose their query strings (a WebSocket URL carries ?token=).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "filters": {
+        "no_query_strings": {"()": "studio.access.DropQueryStrings"},
+        "no_beat_ticks": {"()": "django.utils.log.CallbackFilter",
+                          "callback": lambda record: not str(record.msg).startswith("Scheduler: Sending due task")},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "stream": "ext://sys.stdout", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.request": {"level": "ERROR"}},
+    "loggers": {
+        "django.request": {"level": "ERROR"},
+        "studio.access": {"level": "INFO" if env_bool("ACCESS_LOG", default=True) else "WARNING"},
+        "uvicorn": {"handlers": ["console"], "propagate": False},
+        "uvicorn.error": {"filters": ["no_query_strings"]},
+        "uvicorn.access": {"handlers": [], "propagate": False},
+        # A line per task sent and run (the sweeps run every second) is noise; failures are still logged.
+        "celery.app.trace": {"level": "WARNING"},
+        "celery.worker.strategy": {"level": "WARNING"},
+        "celery.beat": {"filters": ["no_beat_ticks"]},
+    },
 }
 
 # "celery" sends tasks to the broker; "inprocess" runs them in this process (embedded mode).

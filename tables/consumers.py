@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections import deque
 from urllib.parse import parse_qs
 
@@ -30,6 +31,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.serializers.json import DjangoJSONEncoder
 
 from accounts.tokens import token_user
+from studio import access
 
 from .stream import table_group, user_group
 
@@ -201,6 +203,7 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         self.backlog: deque | None = None  # messages behind a send that had to wait
         self.sender: asyncio.Task | None = None
         self.closing: asyncio.Task | None = None
+        self.user_id, self.close_code, self.started = None, None, time.monotonic()
 
     async def __call__(self, scope, receive, send):
         # AsyncConsumer.__call__ without a channel of its own: the hub receives for every watcher.
@@ -211,6 +214,7 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
             pass
         finally:
             await self._leave()
+            access.ws_closed(self.scope, self.user_id, self.close_code, self.started)
 
     async def dispatch(self, message):
         # AsyncConsumer.dispatch without its aclose_old_connections(), a thread hop per message for
@@ -223,6 +227,7 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         user = await _user_from_token(token) if token else self.scope.get("user") or AnonymousUser()
         self.user_id = user.pk if user.is_authenticated else None
         await self.accept()
+        access.ws_connected(self.scope, self.user_id)
         self.hub = StreamHub.current()
         await self._join(table_group(self.table_id))  # join first, then read the snapshot: no event falls between
         if self.user_id:
@@ -250,6 +255,9 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         joined, self.joined = self.joined, []
         for group in joined:
             await self.hub.leave(group, self)
+
+    async def disconnect(self, code):
+        self.close_code = code
 
     async def receive(self, text_data=None, bytes_data=None):
         try:

@@ -47,10 +47,11 @@ def stop(proc: subprocess.Popen) -> None:
 
 @contextlib.contextmanager
 def studio_server(*, ports: range, log_dir: Path, name: str, **env_extra: str):
-    """uvicorn serving the studio on the test database, tasks in-process; yields its base URL.
+    """uvicorn serving the studio on the test database, tasks in-process; yields its base URL. It signs
+    with the tests' SECRET_KEY, so a session made in the test process is valid there.
     With REDIS_URL the server gets a channel prefix of its own, so no other server is heard."""
     port = free_port(ports)
-    env = {**os.environ, "DATABASE_URL": db_url_of_tests(), "TASK_RUNNER": "inprocess",
+    env = {**os.environ, "DATABASE_URL": db_url_of_tests(), "SECRET_KEY": settings.SECRET_KEY, "TASK_RUNNER": "inprocess",
            "INPROCESS_TIMERS": "false", "INPROCESS_ASYNC": "false", **env_extra}
     if env.get("REDIS_URL"):
         env["CHANNELS_PREFIX"] = f"{os.environ.get('CHANNELS_PREFIX', 'studio')}-{name}-{port}"

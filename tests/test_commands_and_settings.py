@@ -149,7 +149,7 @@ def test_production_starts_with_its_own_secret():
 
 def import_settings_fresh(monkeypatch, **env):
     """Run studio/settings.py again as a new module with this environment (django.conf is untouched)."""
-    for key in ("SECRET_KEY", "DEBUG", "DATABASE_URL", "REDIS_URL", "DB_POOL_SIZE", "TASK_RUNNER"):
+    for key in ("SECRET_KEY", "DEBUG", "DATABASE_URL", "REDIS_URL", "DB_POOL_SIZE", "TASK_RUNNER", "HTTPS", "DEMO_DATA"):
         monkeypatch.delenv(key, raising=False)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
@@ -163,7 +163,7 @@ def import_settings_fresh(monkeypatch, **env):
     ({"DEBUG": "0"}, "SECRET_KEY"),
     ({"DEBUG": "maybe"}, "DEBUG"),
     ({"DATABASE_URL": "mysql://localhost/db"}, "DATABASE_URL"),
-    ({"DB_POOL_SIZE": "forever", "DATABASE_URL": "postgres://localhost/x"}, "DB_POOL_SIZE"),
+    ({"DB_POOL_SIZE": "forever", "DATABASE_URL": "postgres://localhost/x", "SECRET_KEY": "s" * 50}, "DB_POOL_SIZE"),
 ])
 def test_a_bad_setting_fails_loudly_naming_it(monkeypatch, env, name):
     with pytest.raises(ImproperlyConfigured, match=name):
@@ -174,7 +174,8 @@ def test_settings_read_services_from_the_environment(monkeypatch):
     embedded = import_settings_fresh(monkeypatch)
     assert embedded.DATABASES["default"]["ENGINE"].endswith("sqlite3") and embedded.TASK_RUNNER == "inprocess"
     assert embedded.CHANNEL_LAYERS["default"]["BACKEND"].endswith("InMemoryChannelLayer")
-    services = import_settings_fresh(monkeypatch, DATABASE_URL="postgres://u@db:5433/x", REDIS_URL="redis://r:6379/2")
+    services = import_settings_fresh(monkeypatch, DATABASE_URL="postgres://u@db:5433/x", REDIS_URL="redis://r:6379/2",
+                                     SECRET_KEY="s" * 50)
     assert services.IS_POSTGRES and services.DATABASES["default"]["NAME"] == "x"
     assert (services.TASK_RUNNER, services.CELERY_BROKER_URL) == ("celery", "redis://r:6379/2")
 

@@ -1,4 +1,6 @@
-"""Demo users and a demo table, created if missing (make run)."""
+"""Demo users and a demo table, created if missing (make run): in the embedded mode, or when asked for
+(DEMO_DATA=1 or --force). A production studio never gets accounts whose password is in the README."""
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
@@ -16,9 +18,16 @@ DEMO_PASSWORD = "demo-pass"
 
 
 class Command(BaseCommand):
-    help = "Create the demo users (password demo-pass) and a demo table if they are missing."
+    help = ("Create the demo users (password demo-pass) and a demo table if they are missing: in the embedded mode, "
+            "or with DEMO_DATA=1 or --force.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--force", action="store_true", help="Create the demo data outside the embedded mode too.")
 
     def handle(self, **options):
+        if not (settings.DEMO_DATA or options["force"]):
+            self.stdout.write("No demo data: this is not the embedded mode (set DEMO_DATA=1 or pass --force to create it).")
+            return
         User = get_user_model()
         for name, role, chips in DEMO_USERS:
             if User.objects.filter(username=name).exists():

@@ -1,0 +1,76 @@
+"""The access log: one line per HTTP request and per WebSocket connect and close, on the logger
+"studio.access" (stdout, settings.LOGGING).
+
+A line names the method (or WS), the path WITHOUT its query string, the status (or close code), the
+duration and the user id when one is known. Query strings never reach a log: a WebSocket URL carries
+the caller's API token (`?token=`). uvicorn's own access log is off, and DropQueryStrings removes the
+query from uvicorn's messages ("WebSocket /ws/tables/1/?token=..." [accepted]).
+"""
+from __future__ import annotations
+
+import logging
+import re
+import time
+
+from django.utils.functional import SimpleLazyObject
+
+log = logging.getLogger("studio.access")
+_QUERY = re.compile(r"\?[^\s\"']*")
+
+
+def _printable(path: str) -> str:
+    """The path as one line: a decoded %0A must not forge a second log line."""
+    return path if path.isprintable() else path.encode("unicode_escape").decode("ascii")
+
+
+class DropQueryStrings(logging.Filter):
+    """A logging filter that cuts every query string (`?...` up to a space or quote) from a record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if "?" in message:
+            record.msg, record.args = _QUERY.sub("", message), None
+        return True
+
+
+def _user_id(request):
+    """The id of the user the request was authenticated as, without authenticating anyone: DRF and
+    the bet fast path set request.user to the user; the session's user is read only if the request
+    already read the session (so a request that never looked costs no query here)."""
+    user = request.__dict__.get("user")
+    if user is None:
+        return None
+    session = getattr(request, "session", None)
+    if type(user) is SimpleLazyObject and not (session is not None and session.accessed):
+        return None
+    return user.pk if user.is_authenticated else None
+
+
+class AccessLogMiddleware:
+    """First in settings.MIDDLEWARE: the line is written when the response leaves Django."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not log.isEnabledFor(logging.INFO):
+            return self.get_response(request)
+        start = time.perf_counter()
+        response = self.get_response(request)
+        log.info("%s %s %s %.1fms user=%s", request.method, _printable(request.path), response.status_code,
+                 (time.perf_counter() - start) * 1000, _user_id(request) or "-")
+        return response
+
+
+def refused_before_django(scope, status: int) -> None:
+    """A request the server answered without Django (a body over the limit, studio/http.py)."""
+    log.info("%s %s %s - user=-", scope["method"], _printable(scope["path"]), status)
+
+
+def ws_connected(scope, user_id) -> None:
+    log.info("WS connect %s user=%s", _printable(scope["path"]), user_id or "-")
+
+
+def ws_closed(scope, user_id, code, started: float) -> None:
+    log.info("WS close %s %s %.1fs user=%s", _printable(scope["path"]), code if code is not None else "-",
+             time.monotonic() - started, user_id or "-")

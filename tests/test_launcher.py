@@ -1,0 +1,180 @@
+"""The launcher of `make run` (scripts/serve.py) as real processes: a child that dies comes back while
+the others stay up, no child outlives the launcher (SIGTERM or SIGKILL), and a child that cannot stay
+up makes the launcher exit non-zero."""
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+from django.conf import settings as dj_settings
+
+from tests.servers import db_url_of_tests, free_port
+
+ROOT = Path(dj_settings.BASE_DIR)
+PORTS = range(18440, 18460)
+STARTED = re.compile(r"^serve: (\S+) started \(pid (\d+)\)$", re.M)
+
+
+def wait_until(predicate, what: str, timeout: float = 60, log: Path | None = None):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}" + (f":\n{log.read_text()[-3000:]}" if log else ""))
+        time.sleep(0.1)
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live processes in the process group: a child and whatever it started (workers, Celery's pool)."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+            if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+                members.append(int(entry.name))
+    return members
+
+
+def children_started(log: Path) -> dict[str, list[int]]:
+    found: dict[str, list[int]] = {}
+    for name, pid in STARTED.findall(log.read_text()):
+        found.setdefault(name, []).append(int(pid))
+    return found
+
+
+class Launcher:
+    def __init__(self, tmp_path: Path, *args: str, port: int | None = None, **env_extra: str):
+        self.port = port or free_port(PORTS)
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = tmp_path / "serve.log"
+        env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+        if dj_settings.IS_POSTGRES:
+            env.update(DATABASE_URL=db_url_of_tests(), TASK_RUNNER="celery",
+                       CHANNELS_PREFIX=f"launcher-{uuid.uuid4().hex[:8]}", SECRET_KEY=dj_settings.SECRET_KEY)
+        env.update(TMPDIR=str(tmp_path), **env_extra)  # the launcher's own files, gone with the test's
+        self.proc = subprocess.Popen([sys.executable, "scripts/serve.py", "--port", str(self.port), *args], cwd=ROOT, env=env,
+                                     stdout=open(self.log, "w"), stderr=subprocess.STDOUT, start_new_session=True)
+
+    def serving(self) -> bool:
+        try:
+            return httpx.get(self.url + "/healthz", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def started(self) -> dict[str, list[int]]:
+        return children_started(self.log)
+
+    def all_pids(self) -> list[int]:
+        return [pid for pids in self.started().values() for pid in pids]
+
+    def cleanup(self):
+        for pid in [self.proc.pid, *self.all_pids()]:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        self.proc.wait(10)
+
+
+@pytest.fixture
+def launcher(tmp_path):
+    made = []
+
+    def start(*args, **kwargs):
+        made.append(Launcher(tmp_path, *args, **kwargs))
+        return made[-1]
+
+    yield start
+    for one in made:
+        one.cleanup()
+
+
+def start_studio(launcher) -> "Launcher":
+    studio = launcher()
+    wait_until(lambda: studio.serving() and {"web", "virtual-dealer", "worker", "beat"} <= set(studio.started()),
+               "the studio to start", log=studio.log)
+    return studio
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)
+def test_a_killed_worker_comes_back_and_the_web_server_stays_up(launcher):
+    studio = start_studio(launcher)
+    web = studio.started()["web"]
+    worker = studio.started()["worker"][0]
+    os.kill(worker, signal.SIGKILL)
+
+    def restarted():
+        assert studio.serving(), "the web server went down with the worker"
+        workers = studio.started()["worker"]
+        return len(workers) == 2 and alive(workers[1])
+
+    wait_until(restarted, "the worker to come back", log=studio.log)
+    wait_until(lambda: not group_members(worker), "the killed worker's pool processes to go", log=studio.log)
+    assert studio.started()["web"] == web and alive(web[0]) and studio.serving()
+    assert studio.proc.poll() is None
+    assert "worker exited (code -9)" in studio.log.read_text()
+
+
+def children_environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)
+def test_sigterm_to_the_launcher_leaves_no_child(launcher):
+    studio = start_studio(launcher)
+    pids = studio.all_pids()
+    metrics = Path(children_environ(studio.started()["web"][0])["PROMETHEUS_MULTIPROC_DIR"])
+    assert metrics.is_dir()
+    studio.proc.send_signal(signal.SIGTERM)
+    assert studio.proc.wait(30) == 0
+    assert not [pid for pid in pids if group_members(pid)]  # every child, and every child's own children
+    assert not metrics.exists()
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)
+def test_sigkill_to_the_launcher_takes_its_children_down(launcher):
+    studio = start_studio(launcher)
+    pids = studio.all_pids()
+    studio.proc.send_signal(signal.SIGKILL)
+    studio.proc.wait(10)
+    wait_until(lambda: not [pid for pid in pids if group_members(pid)], "the children to stop after the launcher died", log=studio.log)
+
+
+def test_a_child_that_cannot_start_makes_the_launcher_exit_non_zero(launcher):
+    with socket.socket() as taken:  # the web server's port, held by someone else: uvicorn exits at once
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        one = launcher("--no-celery", "--no-virtual-dealer", "--restart-limit", "2", port=port)
+        wait_until(lambda: one.proc.poll() is not None, "the launcher to give up", timeout=120, log=one.log)
+    assert one.proc.returncode == 1, one.log.read_text()
+    assert len(one.started()["web"]) == 3
+    assert "cannot stay up" in one.log.read_text()
+    assert not [pid for pid in one.all_pids() if alive(pid)]
