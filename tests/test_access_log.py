@@ -7,7 +7,7 @@ import time
 
 import httpx
 import pytest
-from rest_framework.authtoken.models import Token
+from accounts.tokens import token_issue
 from websockets.asyncio.client import connect
 
 from studio.access import DropQueryStrings
@@ -28,7 +28,7 @@ def wait_for(path, text: str, timeout: float = 20) -> str:
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_requests_and_streams_are_logged_without_tokens(alice, table, tmp_path):
-    key = Token.objects.create(user=alice).key
+    key = token_issue(user=alice).key
     with studio_server(ports=PORTS, log_dir=tmp_path, name="access") as url:
         me = httpx.get(url + "/api/me/", params={"token": "query-" + key}, headers={"Authorization": f"Token {key}"}, timeout=20)
         assert me.status_code == 200
