@@ -5,7 +5,7 @@ from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from rest_framework.authtoken.models import Token
 
-from tables.models import Table
+from tables.access import match_visible, visible_tables
 
 from .roles import DEALER, PLAYER, SUPERVISOR, has_role, roles_of
 
@@ -18,10 +18,11 @@ def home(request):
         return redirect("supervisor")
     if DEALER in roles:
         return redirect("console")
-    table = Table.objects.order_by("id").first()
+    tables = visible_tables(request.user).filter(is_private=False)
+    table = tables.order_by("id").first()
     if PLAYER in roles and table is not None:
         return redirect("play", pk=table.pk)
-    return render(request, "home.html", {"tables": Table.objects.all()})
+    return render(request, "home.html", {"tables": tables})
 
 
 def _token(user) -> str:
@@ -32,18 +33,18 @@ def _token(user) -> str:
 def console(request):
     if not has_role(request.user, DEALER, SUPERVISOR):
         return HttpResponseForbidden(render(request, "forbidden.html", {"what": "the dealer console"}).content)
-    return render(request, "console.html", {"tables": Table.objects.all(), "token": _token(request.user)})
+    return render(request, "console.html", {"tables": visible_tables(request.user), "token": _token(request.user)})
 
 
 @login_required
 def supervisor(request):
     if not has_role(request.user, SUPERVISOR):
         return HttpResponseForbidden(render(request, "forbidden.html", {"what": "the supervisor console"}).content)
-    return render(request, "supervisor.html", {"tables": Table.objects.all(), "token": _token(request.user)})
+    return render(request, "supervisor.html", {"tables": visible_tables(request.user), "token": _token(request.user)})
 
 
 def play(request, pk):
-    table = get_object_or_404(Table, pk=pk)
+    table = get_object_or_404(visible_tables(request.user), pk=pk)
     token = _token(request.user) if request.user.is_authenticated and has_role(request.user, PLAYER) else ""
     return render(request, "play.html", {"table": table, "token": token})
 
@@ -73,7 +74,7 @@ def match(request, pk):
     from tables.models import Match
 
     match = get_object_or_404(Match, pk=pk)
-    if not has_role(request.user, SUPERVISOR) and not match.players.filter(user=request.user).exists():
+    if not match_visible(match=match, user=request.user):
         raise Http404("No such match of yours: join it with its code.")
     return render(request, "match.html", {"match": match, "token": _token(request.user)})
 
