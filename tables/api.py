@@ -11,7 +11,7 @@ from studio.errors import ApplicationError
 from studio.roles import IsDealer, IsSupervisor
 
 from . import services
-from .access import round_or_404, table_or_404, visible_tables
+from .access import round_or_404, table_or_404, visible_tables, with_driver
 from .engine import odds, percent4
 from .models import Round, RoundEvent
 from .selectors import round_current, round_detail
@@ -55,7 +55,7 @@ class TableListView(generics.ListCreateAPIView):
     pagination_class = None
 
     def get_queryset(self):
-        return visible_tables(self.request.user)
+        return with_driver(visible_tables(self.request.user))
 
 
 class TableDetailView(generics.RetrieveUpdateAPIView):
