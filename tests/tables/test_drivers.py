@@ -208,3 +208,23 @@ def test_a_match_table_opens_no_round_in_its_lobby(alice_api, supervisor_api, de
     assert exc.value.code == "match_lobby"
     assert virtual.tick(table_id=table_id)[0] == "off"
     assert not Round.objects.filter(table_id=table_id).exists()
+
+
+def test_the_admin_hides_an_open_rounds_pack_and_keeps_a_match_tables_driver(make_table, alice_api, bob_api, supervisor):
+    from django.contrib.auth.models import Permission
+    from django.test import Client
+
+    supervisor.is_staff = True
+    supervisor.save()
+    supervisor.user_permissions.add(*Permission.objects.filter(codename__in=["view_round", "change_table", "view_table"]))
+    page = Client()
+    page.force_login(supervisor)
+    table = virtual_table(make_table)
+    virtual.tick(table_id=table.pk)
+    rnd = Round.objects.get(table=table)
+    html = page.get(f"/admin/tables/round/{rnd.pk}/change/").content.decode()
+    assert rnd.commitment in html and rnd.pack not in html and rnd.salt not in html
+    play = MatchPlay.start({"alice": alice_api, "bob": bob_api})
+    form = page.get(f"/admin/tables/table/{play.table_id}/change/").content.decode()
+    assert 'name="is_private"' not in form and 'name="virtual_dealer"' not in form
+    assert 'name="is_private"' in page.get(f"/admin/tables/table/{table.pk}/change/").content.decode()
