@@ -131,7 +131,7 @@ def test_only_the_creator_or_a_supervisor_starts_the_match(alice_api, bob_api, c
     join(bob_api, body["code"])
     assert start(bob_api, body["id"], status=403)["code"] == "permission_denied"  # in the match, not its creator
     assert start(carol_api, body["id"], status=404)["code"] == "not_found"  # not in the match: no such match to her
-    assert start(dealer_api, body["id"], status=403)["code"] == "permission_denied"
+    assert start(dealer_api, body["id"], status=404)["code"] == "not_found"  # a dealer does not see matches
     assert Match.objects.get(pk=body["id"]).status == "lobby"
     assert start(supervisor_api, body["id"])["status"] == "running"
     assert start(alice_api, body["id"], status=409)["code"] == "match_running"
