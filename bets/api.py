@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 
 from studio.errors import ApplicationError
 from studio.roles import SUPERVISOR, IsPlayer, has_role, roles_of
-from tables.models import Round
+from tables.access import round_or_404
 from tables.serializers import money_field
 
 from . import services
@@ -74,7 +74,7 @@ class RoundBetsView(APIView):
 
     @extend_schema(responses=RoundBetsSerializer)
     def get(self, request, pk):
-        get_object_or_404(Round, pk=pk)
+        round_or_404(round_id=pk, user=request.user)
         player = None if has_role(request.user, SUPERVISOR) else request.user
         return Response(RoundBetsSerializer(round_bets(round_id=pk, player=player)).data)
 
@@ -96,7 +96,7 @@ class RoundBetsRepeatView(APIView):
 
     @extend_schema(request=None, responses={201: PlacedBetSerializer(many=True)})
     def post(self, request, pk):
-        get_object_or_404(Round, pk=pk)
+        round_or_404(round_id=pk, user=request.user)
         bets = services.bet_repeat(round_id=pk, player=request.user)
         return Response([placed_body(b, b.balance) for b in bets], status=status.HTTP_201_CREATED)
 

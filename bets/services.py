@@ -9,6 +9,7 @@ from django.utils import timezone
 from studio.errors import ApplicationError, invalid
 from studio.money import parse_amount
 from tables import stream
+from tables.access import require_round_visible
 from tables.engine import offered_spots
 from tables.models import Round
 from tables.selectors import round_config
@@ -92,7 +93,7 @@ def _refuse_at_match_table(rnd: Round) -> None:
 def _place(*, round_id: int, player, spot: str, amount, idempotency_key: str | None, via_match: bool = False) -> Bet:
     """The locked way: the round (shared lock), then the wallet (locked), checked, written."""
     context = bet_context(round_id=round_id, player=player)
-    amount = _check(context, spot=spot, amount=amount, via_match=via_match)
+    amount = _check(context, player=player, spot=spot, amount=amount, via_match=via_match)
     bet, balance = bet_write(round_id=context.round.pk, player=player, wallet=context.wallet, house=context.house, spot=spot,
                              amount=amount, idempotency_key=idempotency_key or None)
     return _placed(bet, balance)
@@ -105,14 +106,17 @@ def _place_unlocked(*, round_id: int, player, spot: str, amount, idempotency_key
     context = seen or seen_context(round_id=round_id, player=player)
     if context is None:
         return None
-    amount = _check(context, spot=spot, amount=amount, via_match=via_match)
+    amount = _check(context, player=player, spot=spot, amount=amount, via_match=via_match)
     written = bet_write_if_unchanged(context=context, player=player, spot=spot, amount=amount, idempotency_key=idempotency_key or None)
     return None if written is None else _placed(*written)
 
 
-def _check(context: BetContext, *, spot: str, amount, via_match: bool) -> Decimal:
-    """Every rule a bet must pass, against what was read; the amount as a Decimal."""
+def _check(context: BetContext, *, player, spot: str, amount, via_match: bool) -> Decimal:
+    """Every rule a bet must pass, against what was read; the amount as a Decimal. A round of a
+    private table is no round at all to an outsider (404); the match checks its own players."""
     rnd, wallet = context.round, context.wallet
+    if not via_match:
+        require_round_visible(rnd=rnd, user=player)
     _refuse_unless_taking_bets(rnd)
     if not via_match:
         _refuse_at_match_table(rnd)

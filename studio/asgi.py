@@ -10,10 +10,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings")
 django_wsgi_app = get_wsgi_application()  # sets Django up before the imports below
 
 from studio.http import WsgiHttp  # noqa: E402
+from studio.origin import allowed_hosts_origin_validator  # noqa: E402
 
 from channels.auth import get_user  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from channels.sessions import CookieMiddleware  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.auth.models import AnonymousUser  # noqa: E402
@@ -40,7 +40,7 @@ class SessionUserMiddleware:
 
 application = ProtocolTypeRouter({
     "http": WsgiHttp(django_wsgi_app),
-    "websocket": AllowedHostsOriginValidator(CookieMiddleware(SessionUserMiddleware(URLRouter(websocket_urlpatterns)))),
+    "websocket": allowed_hosts_origin_validator(CookieMiddleware(SessionUserMiddleware(URLRouter(websocket_urlpatterns)))),
 })
 
 

@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 
 from accounts.tokens import page_token
-from tables.models import Table
+from tables.access import match_visible, visible_tables
 
 from .roles import DEALER, PLAYER, SUPERVISOR, has_role, roles_of
 
@@ -19,10 +19,11 @@ def home(request):
         return redirect("supervisor")
     if DEALER in roles:
         return redirect("console")
-    table = Table.objects.order_by("id").first()
+    tables = visible_tables(request.user).filter(is_private=False)
+    table = tables.order_by("id").first()
     if PLAYER in roles and table is not None:
         return redirect("play", pk=table.pk)
-    return render(request, "home.html", {"tables": Table.objects.all()})
+    return render(request, "home.html", {"tables": tables})
 
 
 def _token(request) -> str:
@@ -36,7 +37,7 @@ def _token(request) -> str:
 def console(request):
     if not has_role(request.user, DEALER, SUPERVISOR):
         return HttpResponseForbidden(render(request, "forbidden.html", {"what": "the dealer console"}).content)
-    return render(request, "console.html", {"tables": Table.objects.all(), "token": _token(request)})
+    return render(request, "console.html", {"tables": visible_tables(request.user), "token": _token(request)})
 
 
 @never_cache
@@ -44,12 +45,12 @@ def console(request):
 def supervisor(request):
     if not has_role(request.user, SUPERVISOR):
         return HttpResponseForbidden(render(request, "forbidden.html", {"what": "the supervisor console"}).content)
-    return render(request, "supervisor.html", {"tables": Table.objects.all(), "token": _token(request)})
+    return render(request, "supervisor.html", {"tables": visible_tables(request.user), "token": _token(request)})
 
 
 @never_cache
 def play(request, pk):
-    table = get_object_or_404(Table, pk=pk)
+    table = get_object_or_404(visible_tables(request.user), pk=pk)
     token = _token(request) if request.user.is_authenticated and has_role(request.user, PLAYER) else ""
     return render(request, "play.html", {"table": table, "token": token})
 
@@ -82,7 +83,7 @@ def match(request, pk):
     from tables.models import Match
 
     match = get_object_or_404(Match, pk=pk)
-    if not has_role(request.user, SUPERVISOR) and not match.players.filter(user=request.user).exists():
+    if not match_visible(match=match, user=request.user):
         raise Http404("No such match of yours: join it with its code.")
     return render(request, "match.html", {"match": match, "token": _token(request)})
 

@@ -222,6 +222,9 @@ LOGGING = {
 }
 
 # "celery" sends tasks to the broker; "inprocess" runs them in this process (embedded mode).
+# Unfinished (lobby or running) matches one user may have created at once (tables.matches).
+MATCHES_PER_PLAYER = env_int("MATCHES_PER_PLAYER", 3)
+
 TASK_RUNNER = env_str("TASK_RUNNER", "celery" if REDIS_URL else "inprocess")
 # In-process mode: run immediate tasks (settlement) on a thread instead of inline after commit.
 INPROCESS_ASYNC = env_bool("INPROCESS_ASYNC", default=False)

@@ -1,11 +1,17 @@
 from django.contrib import admin
 
-from .models import DealtCard, Round, RoundEvent, Table
+from .models import DealtCard, Match, Round, RoundEvent, Table
 
 
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
     list_display = ["id", "name", "mode", "first_card", "commission", "card_count_paytable", "chip_unit", "min_bet", "max_bet", "betting_seconds"]
+
+    def get_readonly_fields(self, request, obj=None):
+        """A match's table is private and driven by the match (tables.access): not to be switched here."""
+        if obj is not None and Match.objects.filter(table=obj).exists():
+            return ["is_private", "virtual_dealer"]
+        return []
 
 
 class DealtCardInline(admin.TabularInline):
@@ -22,6 +28,10 @@ class RoundAdmin(admin.ModelAdmin):
     list_display = ["id", "table", "status", "joker", "winner", "cards_dealt", "opened_at"]
     list_filter = ["status", "table"]
     inlines = [DealtCardInline]
+
+    def get_exclude(self, request, obj=None):
+        """A virtual round's pack and salt stay secret until it is over (docs/FAIRNESS.md)."""
+        return ["pack", "salt"] if obj is None or obj.status in Round.OPEN_STATUSES else []
 
     def has_change_permission(self, request, obj=None):
         return False

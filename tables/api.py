@@ -1,6 +1,4 @@
 """The tables and rounds API: one view per operation, each calling one service."""
-from django.db.models import Q
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -8,11 +6,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from studio.errors import ApplicationError
-from studio.roles import SUPERVISOR, IsDealer, IsSupervisor, has_role
+from studio.roles import IsDealer, IsSupervisor
 
 from . import services
+from .access import round_or_404, table_or_404, visible_tables, with_driver
 from .engine import odds, percent4
-from .models import Round, RoundEvent, Table
+from .models import Round, RoundEvent
 from .selectors import round_current, round_detail
 from .snapshot import table_snapshot
 from .serializers import (
@@ -34,18 +33,18 @@ class TableListView(generics.ListCreateAPIView):
     pagination_class = None
 
     def get_queryset(self):
-        rows = Table.objects.all()
-        if has_role(self.request.user, SUPERVISOR):
-            return rows
-        mine = Q(match__players__user=self.request.user) if self.request.user.is_authenticated else Q(pk__in=[])
-        return rows.filter(Q(is_private=False) | mine).distinct()
+        return with_driver(visible_tables(self.request.user))
 
 
 class TableDetailView(generics.RetrieveUpdateAPIView):
-    queryset = Table.objects.all()
+    """A table; a private match table only to its players and supervisors (404 for anyone else)."""
+
     serializer_class = TableSerializer
     permission_classes = [ReadAnyoneWriteSupervisor]
     http_method_names = ["get", "patch", "head", "options"]
+
+    def get_queryset(self):
+        return visible_tables(self.request.user)
 
 
 class TableOddsView(APIView):
@@ -53,7 +52,7 @@ class TableOddsView(APIView):
 
     @extend_schema(responses=SpotOddsSerializer(many=True))
     def get(self, request, pk):
-        table = get_object_or_404(Table, pk=pk)
+        table = table_or_404(table_id=pk, user=request.user)
         rows = [
             {
                 "spot": o.spot,
@@ -80,13 +79,13 @@ class TableRoundsView(APIView):
 
     @extend_schema(responses=RoundSerializer(many=True))
     def get(self, request, pk):
-        table = get_object_or_404(Table, pk=pk)
+        table = table_or_404(table_id=pk, user=request.user)
         rounds = Round.objects.filter(table=table).select_related("dealer").order_by("-id")[:20]
         return Response(RoundSerializer([round_detail(r) for r in rounds], many=True).data)
 
     @extend_schema(request=JokerSerializer, responses={201: RoundSerializer})
     def post(self, request, pk):
-        get_object_or_404(Table, pk=pk)
+        table_or_404(table_id=pk, user=request.user)
         data = JokerSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         rnd = services.round_open(table_id=pk, joker=data.validated_data["joker"], dealer=request.user)
@@ -98,7 +97,7 @@ class TableCurrentRoundView(APIView):
 
     @extend_schema(responses=RoundSerializer)
     def get(self, request, pk):
-        table = get_object_or_404(Table, pk=pk)
+        table = table_or_404(table_id=pk, user=request.user)
         rnd = round_current(table=table) or Round.objects.filter(table=table).order_by("-id").first()
         if rnd is None:
             raise ApplicationError("No round has been played at this table yet.", code="not_found", status=404)
@@ -115,6 +114,7 @@ class TableStreamSnapshotView(APIView):
         "round": serializers.DictField(allow_null=True), "history": serializers.ListField(child=serializers.DictField()),
     }))
     def get(self, request, pk):
+        table_or_404(table_id=pk, user=request.user)
         snapshot = table_snapshot(table_id=pk)
         if snapshot is None:
             raise ApplicationError("No such table.", code="not_found", status=404)
@@ -126,7 +126,7 @@ class RoundDetailView(APIView):
 
     @extend_schema(responses=RoundSerializer)
     def get(self, request, pk):
-        get_object_or_404(Round, pk=pk)
+        round_or_404(round_id=pk, user=request.user)
         return _round_response(pk)
 
 
@@ -135,7 +135,7 @@ class RoundCloseBettingView(APIView):
 
     @extend_schema(request=None, responses=RoundSerializer)
     def post(self, request, pk):
-        get_object_or_404(Round, pk=pk)
+        round_or_404(round_id=pk, user=request.user)
         services.round_close_betting(round_id=pk, actor=request.user, reason="dealer")
         return _round_response(pk)
 
@@ -145,7 +145,7 @@ class RoundCardsView(APIView):
 
     @extend_schema(request=CardSerializer, responses={201: DealtCardSerializer})
     def post(self, request, pk):
-        get_object_or_404(Round, pk=pk)
+        round_or_404(round_id=pk, user=request.user)
         data = CardSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         dealt, match = services.card_deal(round_id=pk, card=data.validated_data["card"], actor=request.user)
@@ -158,7 +158,7 @@ class RoundAuditView(APIView):
 
     @extend_schema(responses=RoundEventSerializer(many=True))
     def get(self, request, pk):
-        get_object_or_404(Round, pk=pk)
+        round_or_404(round_id=pk, user=request.user)
         events = RoundEvent.objects.filter(round_id=pk).select_related("actor").order_by("id")
         return Response(RoundEventSerializer(events, many=True).data)
 

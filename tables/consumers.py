@@ -186,6 +186,13 @@ def _user_from_token(key: str):
 
 
 @database_sync_to_async
+def _visible(table_id: int, user) -> bool:
+    from .access import table_visible
+
+    return table_visible(table_id=table_id, user=user)
+
+
+@database_sync_to_async
 def _snapshot(table_id: int):
     from .snapshot import table_snapshot
 
@@ -228,6 +235,9 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         self.user_id = user.pk if user.is_authenticated else None
         await self.accept()
         access.ws_connected(self.scope, self.user_id)
+        if not await _visible(self.table_id, user):  # a private table of others: as if there were none
+            await self.close(code=CLOSE_NO_TABLE)
+            return
         self.hub = StreamHub.current()
         await self._join(table_group(self.table_id))  # join first, then read the snapshot: no event falls between
         if self.user_id:

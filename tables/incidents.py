@@ -10,9 +10,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from studio.errors import ApplicationError, invalid
+from studio.roles import SUPERVISOR, has_role
 from studio.scheduling import enqueue_on_commit
 
 from . import stream
+from .access import PERSON, require_round_driver, require_round_visible, round_driver
 from .engine import EngineError
 from .models import DealtCard, Incident, Round
 from .selectors import round_deal
@@ -23,10 +25,13 @@ S = Round.Status
 PAUSABLE = (S.BETTING, S.DEALING)
 
 
-def _lock(round_id: int) -> Round:
+def _lock(round_id: int, actor=None) -> Round:
+    """The round, locked; 404 if there is none or the actor may not see its table (tables.access)."""
     rnd = Round.objects.select_for_update().filter(pk=round_id).first()
     if rnd is None:
         raise ApplicationError("No such round.", code="not_found", status=404)
+    if actor is not None:
+        require_round_visible(rnd=rnd, user=actor)
     return rnd
 
 
@@ -40,7 +45,10 @@ def incident_raise(*, round_id: int, actor, kind: str, notes: str = "") -> Incid
     if kind not in Incident.Kind.values:
         raise invalid("kind", f"Unknown kind {kind!r}: one of {', '.join(Incident.Kind.values)}.")
     with transaction.atomic():
-        rnd = _lock(round_id)
+        rnd = _lock(round_id, actor)
+        if round_driver(rnd) != PERSON and not has_role(actor, SUPERVISOR):
+            raise ApplicationError("The virtual dealer runs this round: only a supervisor may raise an incident on it (and pause it).",
+                                   code="virtual_table", extra={"driver": round_driver(rnd)})
         if rnd.status == S.VOIDED:
             raise ApplicationError("The round was voided: there is nothing left to handle.", code="round_voided")
         paused = False
@@ -63,7 +71,10 @@ def incident_add_note(*, incident_id: int, actor, text: str) -> Incident:
     if not text.strip():
         raise invalid("text", "Write something.")
     with transaction.atomic():
-        incident = Incident.objects.select_for_update().get(pk=incident_id)
+        incident = Incident.objects.select_for_update(of=("self",)).select_related("round").filter(pk=incident_id).first()
+        if incident is None:
+            raise ApplicationError("No such incident.", code="not_found", status=404)
+        require_round_visible(rnd=incident.round, user=actor)
         incident.notes = [*incident.notes, _note(actor, text.strip())]
         incident.save(update_fields=["notes"])
         return incident
@@ -179,7 +190,8 @@ def card_replace(*, round_id: int, position: int, card: str, actor) -> Round:
     """Replace a misread card; its side stays what the rules say for its position."""
     card = parse_card_field("card", card)
     with transaction.atomic():
-        rnd = _lock(round_id)
+        rnd = _lock(round_id, actor)
+        require_round_driver(rnd=rnd, by=PERSON, doing="correct its cards")
         _correctable(rnd)
         rows = list(DealtCard.objects.filter(round=rnd).order_by("position"))
         target = next((c for c in rows if c.position == position), None)
@@ -197,7 +209,8 @@ def card_replace(*, round_id: int, position: int, card: str, actor) -> Round:
 def card_remove_last(*, round_id: int, actor) -> Round:
     """Remove the last dealt card (e.g. a double scan) while the round is paused."""
     with transaction.atomic():
-        rnd = _lock(round_id)
+        rnd = _lock(round_id, actor)
+        require_round_driver(rnd=rnd, by=PERSON, doing="correct its cards")
         if rnd.status != S.PAUSED:
             raise ApplicationError("The last card can be removed only while the round is paused.", code=f"round_{rnd.status}")
         last = DealtCard.objects.filter(round=rnd).order_by("-position").first()

@@ -15,6 +15,7 @@ from studio.money import MoneyField
 from studio.roles import IsDealer, IsSupervisor
 
 from . import incidents
+from .access import require_round_visible, round_or_404
 from .models import Incident, Round
 from .selectors import round_detail
 from .serializers import RoundSerializer
@@ -75,13 +76,13 @@ class RoundIncidentsView(APIView):
 
     @extend_schema(responses=IncidentSerializer(many=True))
     def get(self, request, pk):
-        _exists(Round, pk)
+        round_or_404(round_id=pk, user=request.user)
         rows = Incident.objects.filter(round_id=pk).select_related("raised_by", "resolved_by", "round")
         return Response(IncidentSerializer(rows, many=True).data)
 
     @extend_schema(request=RaiseInput, responses={201: IncidentSerializer})
     def post(self, request, pk):
-        _exists(Round, pk)
+        round_or_404(round_id=pk, user=request.user)
         data = _input(RaiseInput, request)
         incident = incidents.incident_raise(round_id=pk, actor=request.user, kind=data["kind"], notes=data["notes"])
         return _incident(incident.pk, status.HTTP_201_CREATED)
@@ -118,6 +119,7 @@ class IncidentDetailView(APIView):
 
         body = _incident(pk).data
         rnd = Round.objects.select_related("dealer").get(pk=body["round"])
+        require_round_visible(rnd=rnd, user=request.user)
         bets = Bet.objects.filter(round=rnd).exclude(status=Bet.Status.CANCELLED)
         body["round_detail"] = RoundSerializer(round_detail(rnd)).data
         body["bets_per_spot"] = [

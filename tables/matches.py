@@ -11,6 +11,8 @@ from __future__ import annotations
 import secrets
 from decimal import Decimal
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
@@ -18,6 +20,7 @@ from studio.errors import ApplicationError, invalid
 from studio.roles import PLAYER, SUPERVISOR, has_role
 
 from . import stream
+from .access import MATCH, match_visible
 from .models import Match, MatchPlayer, Round, Table
 
 START_CHIPS = Decimal("1000")
@@ -39,6 +42,22 @@ def _new_code() -> str:
     raise ApplicationError("Could not find a free match code; try again.", code="busy", status=503)
 
 
+def table_name(match_id: int) -> str:
+    """A match table's name: never the join code (whoever sees the table must not learn it)."""
+    return f"Match {match_id}"
+
+
+def _limit_unfinished(creator) -> None:
+    """At most MATCHES_PER_PLAYER unfinished matches created by one user. The creator's user row is
+    locked first, so parallel creates by one user count one after the other."""
+    get_user_model().objects.select_for_update().filter(pk=creator.pk).values_list("pk", flat=True).first()
+    limit = settings.MATCHES_PER_PLAYER
+    unfinished = Match.objects.filter(created_by=creator).exclude(status=Match.Status.FINISHED).count()
+    if unfinished >= limit:
+        raise ApplicationError(f"You already have {unfinished} unfinished matches (at most {limit}): finish one first.",
+                               code="too_many_matches", extra={"limit": limit})
+
+
 def match_create(*, creator, scoring: str = "chips", rounds_total: int = 20, betting_seconds: int | None = None) -> Match:
     if not has_role(creator, PLAYER, SUPERVISOR):
         raise ApplicationError("Only a player or a supervisor may start a match.", code="permission_denied", status=403)
@@ -49,11 +68,15 @@ def match_create(*, creator, scoring: str = "chips", rounds_total: int = 20, bet
     if betting_seconds is not None and not 5 <= betting_seconds <= 120:
         raise invalid("betting_seconds", "Between 5 and 120 seconds.")
     with transaction.atomic():
+        _limit_unfinished(creator)
         code = _new_code()
         fields = dict(MATCH_TABLE, betting_seconds=betting_seconds or MATCH_TABLE["betting_seconds"])
-        table = Table.objects.create(name=f"Match {code}", currency="M", **fields)
+        table = Table.objects.create(name=f"Match table {secrets.token_hex(8)}", currency="M", **fields)
         match = Match.objects.create(table=table, code=code, scoring=scoring, rounds_total=rounds_total, created_by=creator)
-        Table.objects.filter(pk=table.pk).update(currency=match.currency)
+        name = table_name(match.pk)
+        if Table.objects.filter(name=name).exists():  # a studio table took that name: keep the unique one
+            name = table.name
+        Table.objects.filter(pk=table.pk).update(currency=match.currency, name=name)
         if has_role(creator, PLAYER):
             MatchPlayer.objects.create(match=match, user=creator)
         return match
@@ -113,10 +136,10 @@ def active_players(match: Match) -> list[MatchPlayer]:
 
 def _running_match_round(match_id: int, user) -> tuple[Match, MatchPlayer, Round]:
     match = Match.objects.filter(pk=match_id).first()
-    if match is None:
+    if match is None or not match_visible(match=match, user=user):
         raise ApplicationError("No such match.", code="not_found", status=404)
     player = MatchPlayer.objects.filter(match=match, user=user).first()
-    if player is None:
+    if player is None:  # a supervisor watches
         raise ApplicationError("You are not playing in this match.", code="permission_denied", status=403)
     if match.status != Match.Status.RUNNING:
         raise ApplicationError(f"The match is {match.status}.", code=f"match_{match.status}")
@@ -184,7 +207,7 @@ def close_if_everyone_is_done(*, match_id: int, round_id: int) -> bool:
     if any(p.done_round_id != round_id for p in active):
         return False
     try:
-        return round_close_betting(round_id=round_id, reason="everyone has bet", strict=True)
+        return round_close_betting(round_id=round_id, reason="everyone has bet", strict=True, by=MATCH)
     except ApplicationError:
         return False
 

@@ -11,6 +11,7 @@ from studio.errors import ApplicationError
 from studio.roles import SUPERVISOR, has_role
 
 from . import matches
+from .access import match_visible
 from .models import Match, MatchPlayer, Round
 
 
@@ -72,11 +73,10 @@ def match_state(match: Match, user) -> dict:
 
 
 def _visible(pk, user) -> Match:
+    """The match if the user may see it (tables.access: its players and supervisors), else 404."""
     match = Match.objects.select_related("created_by").filter(pk=pk).first()
-    if match is None:
-        raise ApplicationError("No such match.", code="not_found", status=404)
-    if not has_role(user, SUPERVISOR) and not MatchPlayer.objects.filter(match=match, user=user).exists():
-        raise ApplicationError("You are not in this match: join it with its code.", code="permission_denied", status=403)
+    if match is None or not match_visible(match=match, user=user):
+        raise ApplicationError("No such match: join it with its code.", code="not_found", status=404)
     return match
 
 

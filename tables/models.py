@@ -86,6 +86,7 @@ class Table(models.Model):
             "max_bet": str(self.max_bet),
             "allow_both_sides": self.allow_both_sides,
             "betting_seconds": self.betting_seconds,
+            "private": self.is_private,
             "match": Match.objects.filter(table=self).values_list("pk", flat=True).first(),
         }
 

@@ -3,6 +3,7 @@ from decimal import Decimal
 
 from rest_framework import serializers
 
+from .access import DRIVERS, table_driver
 from .engine import SIDE_BETS, EngineError, TableConfig
 from .models import Table
 
@@ -18,15 +19,19 @@ class TableSerializer(serializers.ModelSerializer):
     min_bet = money_field(min_value=Decimal("0.01"), required=False)
     max_bet = money_field(min_value=Decimal("0.01"), required=False)
     betting_seconds = serializers.IntegerField(min_value=1, max_value=600, required=False)
+    driver = serializers.SerializerMethodField(help_text=f"Who runs the table's rounds: {', '.join(DRIVERS)} (tables.access).")
 
     class Meta:
         model = Table
         fields = ["id", "name", "currency", "first_card", "mode", "commission", "side_bets", "card_count_paytable",
-                  "chip_unit", "min_bet", "max_bet", "allow_both_sides", "betting_seconds"]
-        read_only_fields = ["id"]
+                  "chip_unit", "min_bet", "max_bet", "allow_both_sides", "betting_seconds", "driver"]
+        read_only_fields = ["id", "driver"]
+
+    def get_driver(self, table: Table) -> str:
+        return table_driver(table)
 
     def validate(self, attrs):
-        merged = {f: getattr(self.instance, f) for f in self.Meta.fields if self.instance is not None and f != "id"}
+        merged = {f: getattr(self.instance, f) for f in self.Meta.fields if self.instance is not None and f not in ("id", "driver")}
         merged.update(attrs)
         defaults = {f.name: f.get_default() for f in Table._meta.concrete_fields}
         get = lambda key: merged.get(key, defaults.get(key))  # noqa: E731

@@ -11,6 +11,7 @@ from studio.errors import ApplicationError, invalid
 from studio.scheduling import enqueue_on_commit
 
 from . import stream
+from .access import PERSON, require_round_driver, require_table_driver
 from .engine import Deal, DealFinished, DuplicateCard, InvalidCard, parse_card
 from .models import DealtCard, Round, Table
 from .selectors import round_deal, round_spots
@@ -38,14 +39,16 @@ def _refuse_not_open(rnd: Round, doing: str):
     raise ApplicationError(f"Cannot {doing}: {messages.get(rnd.status, rnd.status)}", code=f"round_{rnd.status}", extra={"status": rnd.status})
 
 
-def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = None) -> Round:
-    """Open betting with the joker face up. `fairness` (virtual dealer): commitment, pack and salt."""
+def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = None, by: str = PERSON) -> Round:
+    """Open betting with the joker face up. `by`: who drives (tables.access); the virtual dealer
+    passes its `fairness`: commitment, pack and salt."""
     joker = parse_card_field("joker", joker)
     try:
         with transaction.atomic():
             table = Table.objects.select_for_update().get(pk=table_id)
-            if table.virtual_dealer and fairness is None:
-                raise ApplicationError("The virtual dealer runs this table: a person cannot open its rounds.", code="virtual_table")
+            require_table_driver(table=table, by=by, doing="open its rounds")
+            if (by == PERSON) != (fairness is None):
+                raise ApplicationError("The virtual dealer commits to its pack; a person does not.", code="wrong_driver")
             current = Round.objects.filter(table=table, status__in=Round.OPEN_STATUSES).first()
             if current is not None:
                 raise ApplicationError(
@@ -73,13 +76,16 @@ def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = Non
         raise ApplicationError("Another round was just opened at this table.", code="round_already_open") from None
 
 
-def round_close_betting(*, round_id: int, actor=None, reason: str = "dealer", strict: bool = True) -> bool:
-    """Close betting now. Strict (the API): refuse with a 409 unless betting is open. Not strict
-    (the timer, the sweep): a no-op when betting is already closed, paused, or not yet due."""
+def round_close_betting(*, round_id: int, actor=None, reason: str = "dealer", strict: bool = True, by: str = PERSON) -> bool:
+    """Close betting now. Strict (the API, a match whose players are all done): only the round's
+    driver (`by`, tables.access), and a 409 unless betting is open. Not strict (the clock: the
+    timer, the sweep, the virtual dealer's timer): a no-op unless betting is open and due."""
     with transaction.atomic():
         # The exclusive lock waits for the bets in flight (they hold a shared lock), so closed_at is
         # taken after the last accepted bet and no bet can be accepted after it.
         rnd = Round.objects.select_for_update().get(pk=round_id)
+        if strict:
+            require_round_driver(rnd=rnd, by=by, doing="close betting")
         if rnd.status != S.BETTING:
             if strict:
                 _refuse_not_open(rnd, "close betting")
@@ -103,12 +109,14 @@ def _close(rnd: Round, *, actor, reason: str, strict: bool) -> bool:
     return True
 
 
-def card_deal(*, round_id: int, card: str, actor) -> tuple[DealtCard, bool]:
-    """Deal the next card of the shoe. The server decides its side; the match finishes the round.
-    The round row is locked, so two consoles (or a double scan) can never deal at one position."""
+def card_deal(*, round_id: int, card: str, actor, by: str = PERSON) -> tuple[DealtCard, bool]:
+    """Deal the next card of the shoe (only the round's driver, `by`). The server decides its side;
+    the match finishes the round. The round row is locked, so two consoles (or a double scan) can
+    never deal at one position."""
     card = parse_card_field("card", card)
     with transaction.atomic():
         rnd = Round.objects.select_for_update().get(pk=round_id)
+        require_round_driver(rnd=rnd, by=by, doing=f"deal {card}")
         if rnd.status == S.BETTING:
             if rnd.closes_at > timezone.now():
                 left = (rnd.closes_at - timezone.now()).total_seconds()

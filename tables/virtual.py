@@ -28,6 +28,7 @@ from studio.roles import DEALER
 from .engine import FULL_PACK
 from .models import Round, Table
 from .selectors import round_latest
+from .access import VIRTUAL
 from .services import card_deal, round_close_betting, round_open
 
 log = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ def tick(*, table_id: int) -> tuple[str, float]:
                 return "between rounds", wait
             pack = shuffled_pack()
             salt, text = secrets.token_hex(16), ",".join(pack)
-            rnd = round_open(table_id=table.pk, joker=pack[0], dealer=dealer_user(),
+            rnd = round_open(table_id=table.pk, joker=pack[0], dealer=dealer_user(), by=VIRTUAL,
                              fairness={"commitment": commitment(salt, text), "pack": text, "salt": salt})
             return "opened", min(table.betting_seconds, 0.5)  # betting may close early (a match)
         if rnd.status == S.FINISHED:
@@ -95,7 +96,7 @@ def tick(*, table_id: int) -> tuple[str, float]:
             if not rnd.pack:
                 return "a person's round", 5.0
             card = rnd.pack.split(",")[rnd.cards_dealt + 1]
-            _, match = card_deal(round_id=rnd.pk, card=card, actor=dealer_user())
+            _, match = card_deal(round_id=rnd.pk, card=card, actor=dealer_user(), by=VIRTUAL)
             return ("match" if match else "dealt"), (0.05 if match else pace)
     except ApplicationError as exc:  # another loop got there first, or a supervisor acted: look again soon
         log.info("virtual dealer at table %s: %s", table_id, exc.message)

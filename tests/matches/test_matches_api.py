@@ -130,8 +130,8 @@ def test_only_the_creator_or_a_supervisor_starts_the_match(alice_api, bob_api, c
     body = create(alice_api)
     join(bob_api, body["code"])
     assert start(bob_api, body["id"], status=403)["code"] == "permission_denied"  # in the match, not its creator
-    assert start(carol_api, body["id"], status=403)["code"] == "permission_denied"  # not in the match
-    assert start(dealer_api, body["id"], status=403)["code"] == "permission_denied"
+    assert start(carol_api, body["id"], status=404)["code"] == "not_found"  # not in the match: no such match to her
+    assert start(dealer_api, body["id"], status=404)["code"] == "not_found"  # a dealer does not see matches
     assert Match.objects.get(pk=body["id"]).status == "lobby"
     assert start(supervisor_api, body["id"])["status"] == "running"
     assert start(alice_api, body["id"], status=409)["code"] == "match_running"
@@ -177,7 +177,7 @@ def test_match_tables_are_hidden_from_players_but_not_from_supervisors(alice_api
 
 def test_only_its_players_and_supervisors_see_a_match(alice_api, bob_api, supervisor_api):
     body = create(alice_api)
-    assert bob_api.get(f"/api/matches/{body['id']}/").status_code == 403
+    assert bob_api.get(f"/api/matches/{body['id']}/").status_code == 404
     assert bob_api.get("/api/matches/").json() == []
     assert supervisor_api.get(f"/api/matches/{body['id']}/").json()["code"] == body["code"]
     assert [m["id"] for m in alice_api.get("/api/matches/").json()] == [body["id"]]
@@ -377,8 +377,8 @@ def test_only_its_players_bet_in_a_match_and_only_while_betting_is_open(alice_ap
     play.clients["carol"] = carol_api
     assert play.bet("alice", ("andar", 10), status=409)["code"] == "betting_closed"  # no round open yet
     play.open("andar")
-    assert play.bet("carol", ("andar", 10), status=403)["code"] == "permission_denied"
-    assert play.sit_out("carol", status=403)["code"] == "permission_denied"
+    assert play.bet("carol", ("andar", 10), status=404)["code"] == "not_found"  # not in the match: no such match to her
+    assert play.sit_out("carol", status=404)["code"] == "not_found"
     assert play.bet("alice", ("andar", 600), status=400)["code"] == "over_max_bet"
     assert play.bet("alice", ("andar", 100), ("bahar", 100), status=400)["code"] == "both_sides"
     assert play.chips()["alice"] == D(1000)  # all or nothing

@@ -76,11 +76,13 @@ def test_a_person_cannot_deal_on_top_of_the_virtual_dealer(make_table, dealer_ap
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_paused_virtual_round_waits_for_the_supervisor(make_table, dealer_api):
+def test_a_paused_virtual_round_waits_for_the_supervisor(make_table, dealer_api, supervisor_api):
     table = _virtual_table(make_table, betting_seconds=60)
     virtual.tick(table_id=table.pk)
     rnd = Round.objects.get(table=table)
-    assert dealer_api.post(f"/api/rounds/{rnd.pk}/incidents/", {"kind": "stream"}, format="json").status_code == 201
+    refused = dealer_api.post(f"/api/rounds/{rnd.pk}/incidents/", {"kind": "stream"}, format="json")
+    assert (refused.status_code, refused.json()["code"]) == (409, "virtual_table")  # only a supervisor pauses it
+    assert supervisor_api.post(f"/api/rounds/{rnd.pk}/incidents/", {"kind": "stream"}, format="json").status_code == 201
     Round.objects.filter(pk=rnd.pk).update(closes_at=rnd.opened_at)
     assert virtual.tick(table_id=table.pk)[0] == "paused"
     assert DealtCard.objects.filter(round=rnd).count() == 0
