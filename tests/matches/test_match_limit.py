@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 from django.db import connections
-from rest_framework.authtoken.models import Token
+from accounts.tokens import token_issue
 
 from studio.errors import ApplicationError
 from tables.matches import match_create
@@ -61,7 +61,7 @@ def test_parallel_creates_in_the_service_never_exceed_the_limit(alice):
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_parallel_creates_over_http_never_exceed_the_limit(alice, tmp_path):
-    key = Token.objects.get_or_create(user=alice)[0].key
+    key = token_issue(user=alice).key
     connections.close_all()
     with studio_server(ports=range(18100, 18200), log_dir=tmp_path, name="limit", WEB_WORKERS="1") as url:
         def post(_):

@@ -6,7 +6,7 @@ import json
 
 import pytest
 import websockets
-from rest_framework.authtoken.models import Token
+from accounts.tokens import token_issue
 
 from studio.asgi import application
 from tests.servers import studio_server
@@ -33,7 +33,7 @@ async def test_the_asgi_app_checks_an_origin_only_when_there_is_one(table, origi
 
 @pytest.mark.postgres
 def test_no_origin_with_a_token_connects_and_a_foreign_origin_is_refused(table, alice, tmp_path):
-    key = Token.objects.get_or_create(user=alice)[0].key
+    key = token_issue(user=alice).key
     with studio_server(ports=PORTS, log_dir=tmp_path, name="origin") as url:
         ws_url = url.replace("http://", "ws://") + f"/ws/tables/{table.pk}/?token={key}"
 

@@ -1,7 +1,7 @@
 """The stream of a private match table is its players' and supervisors' only: anyone else is closed
 as for a table that does not exist (4404), before any event of the table reaches them."""
 import pytest
-from rest_framework.authtoken.models import Token
+from accounts.tokens import token_issue
 
 from tests.conftest import client_for, make_user
 from tests.matches.play import MatchPlay
@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def token(user) -> str:
-    return Token.objects.get_or_create(user=user)[0].key
+    return token_issue(user=user).key
 
 
 @pytest.fixture
