@@ -29,6 +29,8 @@ from channels.utils import await_many_dispatch
 from django.contrib.auth.models import AnonymousUser
 from django.core.serializers.json import DjangoJSONEncoder
 
+from studio import metrics
+
 from .stream import table_group, user_group
 
 log = logging.getLogger(__name__)
@@ -194,7 +196,7 @@ def _snapshot(table_id: int):
 class TableStreamConsumer(AsyncWebsocketConsumer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.hub, self.joined, self.closed = None, [], False
+        self.hub, self.joined, self.closed, self.counted = None, [], False, False
         self.next_seq = None  # the snapshot's seq + 1, once the snapshot is sent
         self.early: list[dict] = []  # messages that came before the snapshot was sent
         self.held: dict[int, str] = {}  # events waiting for a missing earlier one
@@ -224,6 +226,8 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         user = await _user_from_token(token) if token else self.scope.get("user") or AnonymousUser()
         self.user_id = user.pk if user.is_authenticated else None
         await self.accept()
+        self.counted = True
+        metrics.STREAM_CONNECTIONS.inc()
         self.hub = StreamHub.current()
         await self._join(table_group(self.table_id))  # join first, then read the snapshot: no event falls between
         if self.user_id:
@@ -244,6 +248,9 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
 
     async def _leave(self):
         self.closed = True
+        if self.counted:
+            self.counted = False
+            metrics.STREAM_CONNECTIONS.dec()
         if self.gap_timer is not None:
             self.gap_timer.cancel()
         if self.sender is not None:
