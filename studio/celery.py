@@ -32,7 +32,7 @@ def _schedule(sender, **kwargs):
         "sweep-unsettled-rounds": {"task": "bets.tasks.sweep_unsettled_rounds", "schedule": 5.0},
         # /readyz: the worker and beat were seen lately. Expires unrun after a period (no pile-up
         # while the worker is down).
-        "heartbeat": {"task": HEARTBEAT, "schedule": settings.HEARTBEAT_SECONDS, "options": {"expires": settings.HEARTBEAT_SECONDS}},
+        "heartbeat": {"task": HEARTBEAT, "schedule": settings.HEARTBEAT_SECONDS, "options": {"expires": max(settings.HEARTBEAT_SECONDS * 2, 10)}},
     }
 
 
