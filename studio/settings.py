@@ -3,6 +3,8 @@
 DATABASE_URL unset -> embedded SQLite file; postgres://... -> PostgreSQL via psycopg 3.
 REDIS_URL unset -> in-memory channel layer and in-process timer; set -> channels-redis and Celery.
 """
+import ipaddress
+import os
 from pathlib import Path
 
 import dj_database_url
@@ -191,3 +193,11 @@ INPROCESS_TIMERS = env_bool("INPROCESS_TIMERS", default=True)
 # an address in METRICS_ALLOWED_IPS (addresses or networks, e.g. 10.0.0.0/8); neither set: 404.
 METRICS_TOKEN = env_str("METRICS_TOKEN")
 METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", [])
+for _network in METRICS_ALLOWED_IPS:
+    try:
+        ipaddress.ip_network(_network, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(f"METRICS_ALLOWED_IPS: {_network!r} is not an address or a network") from None
+_multiproc = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+if _multiproc and not os.path.isdir(_multiproc):
+    raise ImproperlyConfigured(f"PROMETHEUS_MULTIPROC_DIR={_multiproc!r} is not a folder (create it, empty, before the studio starts)")
