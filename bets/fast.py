@@ -42,6 +42,7 @@ _render = JSONRenderer().render
 _HEADERS = {"Allow": "GET, POST, HEAD, OPTIONS"} | ({"Vary": "Accept"} if len(RoundBetsView.renderer_classes) > 1 else {})
 _LIMITS = {"spot": 16, "amount": 24}  # BetInputSerializer's max_length
 MAX_BODY = 1024  # a bet is about 40 bytes
+_PASSED_ON = ("Retry-After", "WWW-Authenticate")
 
 
 def _plain(value, limit: int) -> bool:
@@ -79,13 +80,23 @@ def _fast_input(request, round_id: int):
     return user, context, data["spot"], data["amount"], key
 
 
-def _answer(body: dict, status: int) -> HttpResponse:
-    return HttpResponse(_render(body), status=status, content_type="application/json", headers=_HEADERS)
+def _answer(body: dict, status: int, headers=None) -> HttpResponse:
+    response = HttpResponse(_render(body), status=status, content_type="application/json", headers=_HEADERS)
+    for name in _PASSED_ON:  # a refusal's own headers, as DRF would send them
+        if headers and name in headers:
+            response[name] = headers[name]
+    return response
 
 
 @functools.wraps(_drf_view)  # keeps .cls, .initkwargs, csrf_exempt: the schema and CSRF see RoundBetsView
 def round_bets(request, pk: int):
-    fast = _fast_input(request, pk) if connection.vendor == "postgresql" else None
+    try:
+        fast = _fast_input(request, pk) if connection.vendor == "postgresql" else None
+    except Exception as exc:  # the database was busy (no connection, lock or statement in time): DRF's answer
+        refused = exception_handler(exc, {"request": request})
+        if refused is None:
+            raise
+        return _answer(refused.data, refused.status_code, refused.headers)
     if fast is None:
         return _drf_view(request, pk=pk)
     user, context, spot, amount, key = fast
@@ -96,5 +107,5 @@ def round_bets(request, pk: int):
         refused = exception_handler(exc, {"request": request})
         if refused is None:
             raise
-        return _answer(refused.data, refused.status_code)
+        return _answer(refused.data, refused.status_code, refused.headers)
     return _answer(placed_body(bet, bet.balance), 201 if created else 200)

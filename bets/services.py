@@ -6,6 +6,7 @@ from decimal import Decimal
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from studio import metrics
 from studio.errors import ApplicationError, invalid
 from studio.money import parse_amount
 from tables import stream
@@ -52,6 +53,16 @@ def bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str 
     returns the same bet, never a second debit.
     At a match table bets go through the match (tables.matches.match_bet), which passes via_match.
     `seen`: the bet's context already read without locks (bets.fast reads it with the token)."""
+    try:
+        return _bet_place(round_id=round_id, player=player, spot=spot, amount=amount, idempotency_key=idempotency_key,
+                          via_match=via_match, seen=seen)
+    except ApplicationError as exc:
+        metrics.BETS_REFUSED.labels(code=exc.code).inc()
+        raise
+
+
+def _bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str | None, via_match: bool,
+               seen: BetContext | None) -> tuple[Bet, bool]:
     if idempotency_key:
         existing = Bet.objects.filter(player=player, idempotency_key=idempotency_key).first()
         if existing is not None:
@@ -144,6 +155,7 @@ def _placed(bet: Bet, balance: Decimal) -> Bet:
     stream.user_event(bet.player_id, "bet.placed", round=bet.round_id, bet=bet.pk, spot=bet.spot, amount=f"{bet.amount:.2f}",
                       balance=str(balance))
     bet.balance = balance
+    transaction.on_commit(metrics.BETS_ACCEPTED.inc)  # at once outside a transaction
     return bet
 
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from studio import metrics
 from studio.money import from_minor, to_minor
 from tables import stream
 from tables.engine import spot_odds_for
@@ -51,6 +53,9 @@ def round_settle(*, round_id: int) -> bool:
         rnd = Round.objects.select_for_update().filter(pk=round_id).first()
         if rnd is None or rnd.status != Round.Status.FINISHED:
             return False
+        if connection.vendor == "postgresql":  # background work: its own statement limit, not a request's
+            with connection.cursor() as cur:
+                cur.execute("SELECT set_config('statement_timeout', %s, true)", [str(settings.SETTLE_STATEMENT_TIMEOUT_MS)])
         _settle(rnd, frm=Round.Status.FINISHED, action="settled")
         return True
 
@@ -122,6 +127,14 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
                data={"version": version, "winner": outcome.winner.value, "bets": count, "staked": str(staked), "paid": str(paid)},
                settled_at=timezone.now(), settlement_version=version, bet_count=count, total_staked=staked, total_paid=paid)
     rnd.refresh_from_db()
+    lag = (rnd.settled_at - rnd.finished_at).total_seconds() if frm == Round.Status.FINISHED and rnd.finished_at else None
+
+    def counted(bets=count):
+        metrics.BETS_SETTLED.inc(bets)
+        if lag is not None:
+            metrics.SETTLE_LAG.observe(lag)
+
+    transaction.on_commit(counted)
     stream.table_event(rnd.table_id, "round.settled", rnd.pk, winner=rnd.winner, totals=round_totals(rnd), version=version)
     from tables.matches import on_round_settled
 

@@ -232,7 +232,7 @@ def main() -> int:
     db_url = create_database(url, "bench_settle")
     # Tasks go to a broker nobody consumes (memory://: no REDIS_URL here), so the match does not
     # settle the round behind our back; stream events use the in-memory channel layer.
-    django_setup(db_url, None, TASK_RUNNER="celery", LOG_LEVEL="ERROR")
+    django_setup(db_url, None, TASK_RUNNER="celery", LOG_LEVEL="ERROR", DB_STATEMENT_TIMEOUT_MS="0")  # builds 100,000 bets in a few statements
     from django.core.management import call_command
     from django.contrib.auth import get_user_model
     from django.db import connection

@@ -35,6 +35,8 @@ import time
 from collections import deque
 from pathlib import Path
 
+from prometheus_client import multiprocess
+
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_DELAY, MAX_DELAY, STABLE_AFTER = 0.5, 10.0, 30.0  # seconds
 STOP_GRACE = 10.0  # seconds between SIGTERM and SIGKILL when stopping
@@ -94,6 +96,19 @@ class Child:
         self.restart_at = now + self.delay
         say(f"{self.name} exited (code {code}) after {ran:.1f} s; restarting in {self.delay:g} s")
         return True
+
+
+def forget_dead_processes(folder: str) -> None:
+    """Drop the live gauges (open stream connections) of processes that died with their child: a
+    killed web worker's connections are gone, and prometheus-client sums every file it finds."""
+    for path in Path(folder).glob("gauge_live*_*.db"):
+        pid = int(path.stem.rsplit("_", 1)[1])
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            multiprocess.mark_process_dead(pid, folder)
+        except PermissionError:
+            pass
 
 
 def commands(args, env: dict[str, str], runtime: Path) -> list[Child]:
@@ -160,10 +175,12 @@ def main() -> int:
         while not stopping and not failed:
             now = time.monotonic()
             for child in children:
-                if child.proc is not None and child.proc.poll() is not None and not child.exited(now, args.restart_limit, args.restart_window):
-                    failed = True
-                    break
+                if child.proc is not None and child.proc.poll() is not None:
+                    if not child.exited(now, args.restart_limit, args.restart_window):
+                        failed = True
+                        break
                 if child.proc is None and now >= child.restart_at:
+                    forget_dead_processes(env["PROMETHEUS_MULTIPROC_DIR"])  # what died with it is gone by now
                     child.start()
             time.sleep(0.1)
     finally:

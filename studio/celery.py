@@ -1,10 +1,13 @@
-"""The Celery app. Periodic jobs are declared here, in one place."""
+"""The Celery app. Periodic jobs are declared here, in one place, and so is what the worker counts
+(studio.metrics) and reports for readiness (studio.heartbeat)."""
 import os
 from logging.config import dictConfig
 
 from celery import Celery
-from celery.signals import setup_logging
+from celery.signals import after_task_publish, setup_logging, task_failure, task_retry, task_success
 from django.conf import settings
+
+from . import heartbeat, metrics
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings")
 
@@ -12,12 +15,46 @@ app = Celery("studio")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
-app.conf.beat_schedule = {
-    # Catches any round whose close-betting task was lost (a worker that died).
-    "sweep-expired-betting": {"task": "tables.tasks.sweep_expired_betting", "schedule": 1.0},
-    # Catches any finished round whose settlement task was lost.
-    "sweep-unsettled-rounds": {"task": "bets.tasks.sweep_unsettled_rounds", "schedule": 5.0},
-}
+HEARTBEAT = "studio.heartbeat"
+
+
+@app.task(name=HEARTBEAT, ignore_result=True)
+def beat_heartbeat() -> None:
+    """Sent by beat; the worker that runs it has been seen (and beat, which sent it: below)."""
+    heartbeat.record(heartbeat.WORKER)
+
+
+@app.on_after_configure.connect
+def _schedule(sender, **kwargs):
+    sender.conf.beat_schedule = {
+        # Catches any round whose close-betting task was lost (a worker that died).
+        "sweep-expired-betting": {"task": "tables.tasks.sweep_expired_betting", "schedule": 1.0},
+        # Catches any finished round whose settlement task was lost.
+        "sweep-unsettled-rounds": {"task": "bets.tasks.sweep_unsettled_rounds", "schedule": 5.0},
+        # /readyz: the worker and beat were seen lately. Expires unrun after a period (no pile-up
+        # while the worker is down).
+        "heartbeat": {"task": HEARTBEAT, "schedule": settings.HEARTBEAT_SECONDS, "options": {"expires": max(settings.HEARTBEAT_SECONDS * 2, 10)}},
+    }
+
+
+@after_task_publish.connect(sender=HEARTBEAT)
+def _beat_seen(**kwargs):
+    heartbeat.record(heartbeat.BEAT)
+
+
+@task_success.connect
+def _task_succeeded(sender=None, **kwargs):
+    metrics.TASKS.labels(task=sender.name, outcome="success").inc()
+
+
+@task_failure.connect
+def _task_failed(sender=None, **kwargs):
+    metrics.TASKS.labels(task=sender.name, outcome="failure").inc()
+
+
+@task_retry.connect
+def _task_retried(sender=None, **kwargs):
+    metrics.TASKS.labels(task=sender.name, outcome="retry").inc()
 
 
 @setup_logging.connect

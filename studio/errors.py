@@ -1,16 +1,31 @@
 """One application error for broken rules, and one DRF handler that turns every failure into
-{"code", "message", "fields"} with the right status (400 bad input, 401, 403 wrong role, 404, 409 wrong moment)."""
+{"code", "message", "fields"} with the right status (400 bad input, 401, 403 wrong role, 404, 409 wrong moment,
+503 `busy` with Retry-After when the database did not answer in time).
+
+Busy: a request that waited its bound for a pooled connection (psycopg_pool's PoolTimeout, after
+DB_POOL_TIMEOUT), a row lock (LockNotAvailable, after DB_LOCK_TIMEOUT_MS) or its statement
+(QueryCanceled, after DB_STATEMENT_TIMEOUT_MS), or SQLite's "database is locked". Django raises each
+as its OperationalError with psycopg's (or sqlite3's) error as the cause. The transaction it was in
+rolls back, so nothing of the request is applied; the DRF handler, the bet fast path and
+BusyMiddleware (every other view) answer the same JSON 503."""
 from __future__ import annotations
 
 import logging
+import sqlite3
 
 from django.core.exceptions import PermissionDenied, ValidationError as DjangoValidationError
-from django.http import Http404
+from django.db import OperationalError
+from django.http import Http404, JsonResponse
+from psycopg import errors as pg_errors
+from psycopg_pool import PoolTimeout
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 log = logging.getLogger(__name__)
+
+BUSY_RETRY_AFTER = 1  # seconds: the lock or the connection is usually free again by then
+_BUSY_CAUSES = (PoolTimeout, pg_errors.LockNotAvailable, pg_errors.QueryCanceled)
 
 
 class ApplicationError(Exception):
@@ -41,7 +56,41 @@ def error_body(exc: ApplicationError) -> dict:
     return {"code": exc.code, "message": exc.message, "fields": exc.fields, **exc.extra}
 
 
+def is_busy(exc: BaseException) -> bool:
+    """The database did not answer in time (see the module's docstring): worth a retry, not a 500."""
+    if not isinstance(exc, OperationalError):
+        return False
+    cause = exc.__cause__
+    return isinstance(cause, _BUSY_CAUSES) or (isinstance(cause, sqlite3.OperationalError) and "locked" in str(cause))
+
+
+BUSY_BODY = {"code": "busy", "message": "The studio is busy: try again in a moment.", "fields": {}}
+
+
+def busy_response() -> JsonResponse:
+    return JsonResponse(BUSY_BODY, status=503, headers={"Retry-After": str(BUSY_RETRY_AFTER)})
+
+
+class BusyMiddleware:
+    """A plain Django view (pages, /healthz) that hit a busy database answers the JSON 503 too."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exc):
+        if is_busy(exc):
+            log.warning("busy: %s %s: %s", request.method, request.path, exc)
+            return busy_response()
+        return None
+
+
 def exception_handler(exc, context):
+    if is_busy(exc):
+        log.warning("busy: %s", exc)
+        return Response(BUSY_BODY, status=503, headers={"Retry-After": str(BUSY_RETRY_AFTER)})
     if isinstance(exc, ApplicationError):
         return Response(error_body(exc), status=exc.status)
     if isinstance(exc, DjangoValidationError):

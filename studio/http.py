@@ -7,11 +7,13 @@ fixed pool (`HTTP_THREADS` per process), start to finish, as under a WSGI server
 its database connection between requests and a request costs a fraction of the CPU. WebSockets stay
 on Channels (studio/asgi.py). The body is read on the event loop before the thread is taken, so a
 slow client never holds a thread; a response goes back in one message, or chunk by chunk when it
-streams (the CSV export).
+streams (the CSV export). A streamed chunk the client does not take within `HTTP_SEND_TIMEOUT`
+seconds (a client that stopped reading, its buffers full) ends the response and frees the thread.
 """
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import io
 import os
 import sys
@@ -73,6 +75,10 @@ def on_loop_after(callback, *args) -> bool:
     return True
 
 
+class ClientTooSlow(Exception):
+    """A streamed response's client stopped reading: the response ends, the server closes the connection."""
+
+
 class WsgiHttp:
     """An ASGI application for `http` scopes that runs a WSGI application on a fixed thread pool."""
 
@@ -80,6 +86,7 @@ class WsgiHttp:
         self.app = wsgi_application
         self.threads = threads or int(os.environ.get("HTTP_THREADS", "8"))
         self.executor = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="http")
+        self.send_timeout = float(os.environ.get("HTTP_SEND_TIMEOUT", "30"))
 
     async def __call__(self, scope, receive, send):
         assert scope["type"] == "http", scope["type"]
@@ -122,7 +129,12 @@ class WsgiHttp:
                 return state["start"], b"".join(result), False, pending
 
             def send_now(message):
-                asyncio.run_coroutine_threadsafe(send(message), loop).result()
+                sent = asyncio.run_coroutine_threadsafe(send(message), loop)
+                try:
+                    sent.result(self.send_timeout)
+                except concurrent.futures.TimeoutError:
+                    sent.cancel()
+                    raise ClientTooSlow(f"the client took no data for {self.send_timeout} s") from None
 
             send_now(state["start"])
             for chunk in result:

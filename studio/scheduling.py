@@ -14,6 +14,8 @@ from django.conf import settings
 from django.db import connections, transaction
 from django.utils import timezone
 
+from . import metrics
+
 log = logging.getLogger(__name__)
 
 
@@ -21,7 +23,10 @@ def _run_local(task, args):
     try:
         task(*args)
     except Exception:  # a task failure must not break the request that triggered it
+        metrics.TASKS.labels(task=task.name, outcome="failure").inc()
         log.exception("in-process task %s%r failed", task.name, args)
+    else:
+        metrics.TASKS.labels(task=task.name, outcome="success").inc()
     finally:
         if threading.current_thread() is not threading.main_thread():
             connections.close_all()  # a timer thread's connection must not outlive it
@@ -29,7 +34,10 @@ def _run_local(task, args):
 
 def _dispatch(task, args, eta: datetime | None):
     if settings.TASK_RUNNER == "celery":
-        task.apply_async(args=args, eta=eta)
+        try:
+            task.apply_async(args=args, eta=eta)
+        except Exception:  # the broker is away (bounded by REDIS_TIMEOUT): the change is committed, beat's sweeps catch it
+            log.exception("could not send task %s%r to the broker", task.name, args)
         return
     delay = (eta - timezone.now()).total_seconds() if eta else 0
     if delay <= 0 and not settings.INPROCESS_ASYNC:

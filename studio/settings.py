@@ -3,13 +3,15 @@
 DATABASE_URL unset -> embedded SQLite file; postgres://... -> PostgreSQL via psycopg 3.
 REDIS_URL unset -> in-memory channel layer and in-process timer; set -> channels-redis and Celery.
 """
+import ipaddress
+import os
 from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import env_bool, env_int, env_list, env_str
+from .env import env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -46,6 +48,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "studio.metrics.RequestMetricsMiddleware",  # outermost: counts every answer, by route and status
     "studio.access.AccessLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -55,6 +58,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a locked-out login page into its 429 answer
+    "studio.errors.BusyMiddleware",  # a view that cannot get a connection, a lock or its statement in time: JSON 503
 ]
 
 ROOT_URLCONF = "studio.urls"
@@ -82,9 +86,16 @@ if DATABASE_URL:
     # Each process shares a psycopg pool among its threads (HTTP requests, the consumers' database
     # thread, timers); DB_POOL_SIZE=0 turns it off: then one connection per request, closed at its end.
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+    # Every session waits at most DB_LOCK_TIMEOUT_MS for a row lock and runs a statement at most
+    # DB_STATEMENT_TIMEOUT_MS (0: no limit), set once per connection (no statement per request), so
+    # one held lock cannot hold every request thread; the request gets a 503 `busy` (studio.errors).
+    # Settlement lifts the statement limit for its own transaction (SETTLE_STATEMENT_TIMEOUT_MS).
+    DATABASES["default"]["OPTIONS"] = {"options": f"-c lock_timeout={env_int('DB_LOCK_TIMEOUT_MS', 3000)} "
+                                                  f"-c statement_timeout={env_int('DB_STATEMENT_TIMEOUT_MS', 5000)}"}
     _pool = env_int("DB_POOL_SIZE", 10)
     if _pool > 0:
-        DATABASES["default"]["OPTIONS"] = {"pool": {"min_size": 1, "max_size": _pool, "timeout": 10}}
+        # DB_POOL_TIMEOUT: seconds a request waits for a free connection before its 503 `busy`.
+        DATABASES["default"]["OPTIONS"]["pool"] = {"min_size": 1, "max_size": _pool, "timeout": env_float("DB_POOL_TIMEOUT", 3.0)}
     if env_bool("DB_SERVER_BINDING", default=True):
         # Parameters travel apart from the statement, and a statement a connection has run 5 times
         # is prepared once on the server: about half of PostgreSQL's CPU per bet (docs/PERFORMANCE.md).
@@ -99,14 +110,20 @@ else:
         }
     }
 IS_POSTGRES = DATABASES["default"]["ENGINE"].endswith("postgresql")
+SETTLE_STATEMENT_TIMEOUT_MS = env_int("SETTLE_STATEMENT_TIMEOUT_MS", 0)  # 0: a round's settlement is never cut short
 
 REDIS_URL = env_str("REDIS_URL")
+REDIS_PREFIX = env_str("CHANNELS_PREFIX", "studio")  # the channel layer's prefix, and the heartbeats' (studio.health)
+# Seconds any Redis command (a publish, a task sent to the broker, a readiness ping) may wait: an
+# unanswering Redis fails the call instead of holding its thread.
+REDIS_TIMEOUT = env_float("REDIS_TIMEOUT", 2.0)
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             # The pub/sub layer: one group_send is one Redis PUBLISH, whatever the number of watchers.
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": env_str("CHANNELS_PREFIX", "studio")},
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": REDIS_TIMEOUT, "socket_connect_timeout": REDIS_TIMEOUT}],
+                       "prefix": REDIS_PREFIX},
         }
     }
 else:
@@ -119,7 +136,15 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600, "socket_timeout": REDIS_TIMEOUT, "socket_connect_timeout": REDIS_TIMEOUT}
+# A task sent from a request (after its commit) tries the broker for about a second, then gives up
+# (logged): the deadline is in the database and beat's sweeps catch what was not sent.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
+CELERY_BROKER_CONNECTION_TIMEOUT = REDIS_TIMEOUT
+# Beat sends studio.heartbeat every HEARTBEAT_SECONDS; /readyz wants the worker and beat seen within
+# READY_MAX_AGE seconds (studio.health).
+HEARTBEAT_SECONDS = env_float("HEARTBEAT_SECONDS", 5.0)
+READY_MAX_AGE = env_float("READY_MAX_AGE", 30.0)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
 
@@ -230,3 +255,16 @@ TASK_RUNNER = env_str("TASK_RUNNER", "celery" if REDIS_URL else "inprocess")
 INPROCESS_ASYNC = env_bool("INPROCESS_ASYNC", default=False)
 # In-process mode: run timed tasks (close betting at closes_at) on timer threads. Tests turn it off.
 INPROCESS_TIMERS = env_bool("INPROCESS_TIMERS", default=True)
+
+# /metrics (Prometheus, studio.metrics): readable with `Authorization: Bearer METRICS_TOKEN` or from
+# an address in METRICS_ALLOWED_IPS (addresses or networks, e.g. 10.0.0.0/8); neither set: 404.
+METRICS_TOKEN = env_str("METRICS_TOKEN")
+METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", [])
+for _network in METRICS_ALLOWED_IPS:
+    try:
+        ipaddress.ip_network(_network, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(f"METRICS_ALLOWED_IPS: {_network!r} is not an address or a network") from None
+_multiproc = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+if _multiproc and not os.path.isdir(_multiproc):
+    raise ImproperlyConfigured(f"PROMETHEUS_MULTIPROC_DIR={_multiproc!r} is not a folder (create it, empty, before the studio starts)")

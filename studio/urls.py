@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import pages
+from . import health, pages
 
 urlpatterns = [
     # The busiest routes first: Django tries the patterns in order (a bet used to be tried against 44).
@@ -11,6 +11,8 @@ urlpatterns = [
     path("api/", include("tables.urls")),
     path("api/", include("accounts.urls")),
     path("healthz", pages.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("metrics", health.metrics_view, name="metrics"),
     path("", pages.home, name="home"),
     path("login/", auth_views.LoginView.as_view(template_name="login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -31,7 +31,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.serializers.json import DjangoJSONEncoder
 
 from accounts.tokens import token_user
-from studio import access
+from studio import access, metrics
 
 from .stream import table_group, user_group
 
@@ -202,7 +202,7 @@ def _snapshot(table_id: int):
 class TableStreamConsumer(AsyncWebsocketConsumer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.hub, self.joined, self.closed = None, [], False
+        self.hub, self.joined, self.closed, self.counted = None, [], False, False
         self.next_seq = None  # the snapshot's seq + 1, once the snapshot is sent
         self.early: list[dict] = []  # messages that came before the snapshot was sent
         self.held: dict[int, str] = {}  # events waiting for a missing earlier one
@@ -238,6 +238,8 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         if not await _visible(self.table_id, user):  # a private table of others: as if there were none
             await self.close(code=CLOSE_NO_TABLE)
             return
+        self.counted = True
+        metrics.STREAM_CONNECTIONS.inc()
         self.hub = StreamHub.current()
         await self._join(table_group(self.table_id))  # join first, then read the snapshot: no event falls between
         if self.user_id:
@@ -258,6 +260,9 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
 
     async def _leave(self):
         self.closed = True
+        if self.counted:
+            self.counted = False
+            metrics.STREAM_CONNECTIONS.dec()
         if self.gap_timer is not None:
             self.gap_timer.cancel()
         if self.sender is not None:

@@ -7,6 +7,7 @@ from datetime import timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from studio import metrics
 from studio.errors import ApplicationError, invalid
 from studio.scheduling import enqueue_on_commit
 
@@ -105,6 +106,9 @@ def _close(rnd: Round, *, actor, reason: str, strict: bool) -> bool:
             _refuse_not_open(rnd, "close betting")
         return False
     stream.table_event(rnd.table_id, "betting.closed", rnd.pk, closed_at=closed_at.isoformat(), reason=reason)
+    if now >= rnd.closes_at:  # a due close (timer, sweep, first card, or a dealer after the deadline): how late
+        lag = (now - rnd.closes_at).total_seconds()
+        transaction.on_commit(lambda: metrics.CLOSE_LAG.observe(lag))
     rnd.status, rnd.closed_at = S.DEALING, closed_at
     return True
 

@@ -29,6 +29,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.utils import timezone
 
+from studio import metrics
 from studio.http import on_loop_after
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,11 @@ def publish(messages: list[dict[str, Any]]) -> None:
     either way the thread goes on at once, and one task per loop sends them in the order they came.
     Elsewhere (a Celery task, a command) they are sent before this returns, in one trip to a loop."""
     layer = get_channel_layer()
-    if layer is None or not messages or on_loop_after(_enqueue, messages):
+    if layer is None or not messages:
+        return
+    for message in messages:
+        metrics.STREAM_MESSAGES.labels(kind="table" if message["seq"] is not None else "user").inc()
+    if on_loop_after(_enqueue, messages):
         return
     loop = _consumer_loop()
     if loop is not None:

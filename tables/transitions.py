@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from studio import metrics
 from studio.errors import ApplicationError
 
 from .models import Round, RoundEvent
@@ -38,7 +39,10 @@ def transition(*, round_id: int, frm: str, to: str, actor=None, action: str, dat
 
 
 def audit(*, round_id: int, actor, action: str, frm: str = "", to: str = "", data: dict | None = None) -> None:
+    """The audit record of a round's change; a round entering a status (opened: "" to betting) is counted once committed."""
     RoundEvent.objects.create(
         round_id=round_id, actor=actor if getattr(actor, "pk", None) else None, action=action,
         from_status=frm, to_status=to, data=data or {},
     )
+    if to and to != frm:
+        transaction.on_commit(metrics.ROUNDS.labels(status=to).inc)

@@ -1,0 +1,121 @@
+"""/readyz names each part the studio needs and answers 503 when one is down: a REAL Celery worker
+and beat on Redis are seen through the heartbeat beat sends (studio.celery); without them, or once
+beat stops, readiness says which. Embedded mode reports the in-process timer instead."""
+import os
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+from django.conf import settings as dj_settings
+
+from tests.servers import db_url_of_tests
+
+STARTUP_TIMEOUT = 30
+
+
+def readyz(client):
+    response = client.get("/readyz")
+    assert response.status_code in (200, 503), response.content[:300]
+    assert response.status_code == (200 if response.json()["ok"] else 503)
+    return response.json()["parts"]
+
+
+@pytest.mark.django_db
+def test_embedded_mode_reports_the_database_and_the_in_process_timer(client, settings):
+    settings.TASK_RUNNER, settings.INPROCESS_TIMERS = "inprocess", True
+    parts = readyz(client)
+    assert parts["database"] == {"ok": True}
+    assert parts["timer"]["ok"] and parts["timer"]["runner"] == "inprocess"
+    assert "worker" not in parts and "beat" not in parts
+    assert ("redis" in parts) == bool(dj_settings.REDIS_URL)
+
+    settings.INPROCESS_TIMERS = False
+    response = client.get("/readyz")
+    assert response.status_code == 503 and "timers are off" in response.json()["parts"]["timer"]["error"]
+
+
+@pytest.mark.redis
+@pytest.mark.django_db
+def test_without_a_worker_and_beat_readiness_is_503_naming_them(client, settings):
+    settings.TASK_RUNNER, settings.REDIS_PREFIX = "celery", f"ready-{uuid.uuid4().hex[:8]}"  # heartbeats nobody sends
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    parts = response.json()["parts"]
+    assert parts["database"]["ok"] and parts["redis"]["ok"]
+    assert not parts["worker"]["ok"] and not parts["beat"]["ok"]
+    assert "never seen" in parts["beat"]["error"]
+
+
+@pytest.mark.redis
+@pytest.mark.django_db
+def test_redis_down_is_named(client, settings):
+    from studio import heartbeat
+
+    settings.TASK_RUNNER, settings.REDIS_URL = "celery", "redis://127.0.0.1:1/0"  # nothing listens on port 1
+    heartbeat.client.cache_clear()
+    try:
+        parts = client.get("/readyz").json()["parts"]
+    finally:
+        heartbeat.client.cache_clear()
+    assert parts["database"]["ok"] and not parts["redis"]["ok"]
+    assert parts["worker"] == parts["beat"] == {"ok": False, "error": "unknown: Redis is down"}
+
+
+def _start(args, log_path, ready_text, prefix):
+    env = {**os.environ, "DATABASE_URL": db_url_of_tests(), "REDIS_URL": dj_settings.REDIS_URL, "CHANNELS_PREFIX": prefix,
+           "DJANGO_SETTINGS_MODULE": "studio.settings", "TASK_RUNNER": "celery", "INPROCESS_TIMERS": "0", "HEARTBEAT_SECONDS": "0.5"}
+    log = open(log_path, "w")
+    proc = subprocess.Popen([sys.executable, "-m", "celery", "-A", "studio", *args], cwd=dj_settings.BASE_DIR, env=env,
+                            stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while ready_text not in log_path.read_text():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            _stop(proc)
+            pytest.fail(f"celery {args[0]} did not start:\n{log_path.read_text()[-3000:]}")
+        time.sleep(0.05)
+    return proc
+
+
+def _stop(proc):
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+def _poll(client, until, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        parts = readyz(client)
+        if until(parts):
+            return parts
+        time.sleep(0.1)
+    pytest.fail(f"readiness never became what was expected: {parts}")
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_and_beat_are_seen_and_a_stopped_beat_is_named(client, settings, tmp_path):
+    prefix = f"ready-{uuid.uuid4().hex[:8]}"
+    settings.TASK_RUNNER, settings.REDIS_PREFIX, settings.READY_MAX_AGE = "celery", prefix, 5
+    assert not readyz(client)["worker"]["ok"]
+    worker = _start(["worker", "-l", "info", "--pool", "solo", "-n", f"ready-{prefix}@%h", "--without-gossip", "--without-mingle",
+                     "--without-heartbeat"], tmp_path / "worker.log", " ready.", prefix)
+    try:
+        beat = _start(["beat", "-l", "info", "-s", str(tmp_path / "schedule"), "--pidfile", str(tmp_path / "beat.pid")],
+                      tmp_path / "beat.log", "beat: Starting", prefix)
+        try:
+            parts = _poll(client, lambda parts: all(part["ok"] for part in parts.values()))
+            assert set(parts) == {"database", "redis", "worker", "beat"}
+        finally:
+            _stop(beat)
+        parts = _poll(client, lambda parts: not parts["beat"]["ok"])
+        assert "not seen for" in parts["beat"]["error"]
+    finally:
+        _stop(worker)
