@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 from django.conf import settings as dj_settings
-from rest_framework.authtoken.models import Token
+from accounts.tokens import token_issue
 
 from tables import stream
 from tables.models import Round
@@ -49,7 +49,7 @@ def test_a_publish_to_an_unanswering_redis_gives_up(settings):
 @pytest.mark.parametrize("broker", ["unanswering", "refusing"])
 def test_a_request_whose_task_cannot_reach_the_broker_still_answers(broker, dealer, make_table, tmp_path):
     table = make_table(betting_seconds=600)
-    auth = {"Authorization": "Token " + Token.objects.get_or_create(user=dealer)[0].key}
+    auth = {"Authorization": "Token " + token_issue(user=dealer).key}
     with contextlib.ExitStack() as stack:
         url = stack.enter_context(unanswering_redis()) if broker == "unanswering" else "redis://127.0.0.1:1/0"
         base = stack.enter_context(studio_server(ports=PORTS, log_dir=tmp_path, name="broker", REDIS_URL=url, TASK_RUNNER="celery"))

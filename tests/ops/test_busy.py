@@ -13,7 +13,7 @@ import httpx
 import psycopg
 import pytest
 from django.db import connection
-from rest_framework.authtoken.models import Token
+from accounts.tokens import token_issue
 
 from bets.models import Account, Bet
 from tables.models import Round
@@ -61,7 +61,7 @@ def scene(alice, dealer, make_table):
     locked_table, other_table = make_table(betting_seconds=600), make_table(betting_seconds=600)
     locked = round_open(table_id=locked_table.pk, joker="KS", dealer=dealer)
     other = round_open(table_id=other_table.pk, joker="7H", dealer=dealer)
-    token = Token.objects.get_or_create(user=alice)[0].key
+    token = token_issue(user=alice).key
     return locked, other, other_table, {"Authorization": f"Token {token}"}
 
 

@@ -7,7 +7,7 @@ import httpx
 import pytest
 from django.db import connection
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
+from accounts.tokens import token_issue
 
 from tables.models import Round
 from tests.servers import studio_server
@@ -28,7 +28,7 @@ def test_a_client_that_stops_reading_an_export_frees_its_thread(supervisor, make
     with connection.cursor() as cur:  # the same round many times over, in one statement
         cur.execute(f"INSERT INTO {Round._meta.db_table} ({columns}) SELECT {columns} FROM {Round._meta.db_table}, "
                     f"generate_series(2, %s) WHERE id = %s", [ROUNDS, first.pk])
-    token = Token.objects.get_or_create(user=supervisor)[0].key
+    token = token_issue(user=supervisor).key
     with studio_server(ports=PORTS, log_dir=tmp_path, name="slow", HTTP_THREADS="1", HTTP_SEND_TIMEOUT="2") as url:
         port = int(url.rsplit(":", 1)[1])
         with socket.socket() as stalled:
