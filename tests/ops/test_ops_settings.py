@@ -8,10 +8,12 @@ from django.db import connection
 
 from tests.test_commands_and_settings import import_settings_fresh
 
+KEY = "k" * 50  # production settings (DATABASE_URL set) want a secret key
+
 
 @pytest.mark.parametrize("env, name", [
-    ({"DB_POOL_TIMEOUT": "soon", "DATABASE_URL": "postgres://localhost/x"}, "DB_POOL_TIMEOUT"),
-    ({"DB_LOCK_TIMEOUT_MS": "3s", "DATABASE_URL": "postgres://localhost/x"}, "DB_LOCK_TIMEOUT_MS"),
+    ({"DB_POOL_TIMEOUT": "soon", "DATABASE_URL": "postgres://localhost/x", "SECRET_KEY": KEY}, "DB_POOL_TIMEOUT"),
+    ({"DB_LOCK_TIMEOUT_MS": "3s", "DATABASE_URL": "postgres://localhost/x", "SECRET_KEY": KEY}, "DB_LOCK_TIMEOUT_MS"),
     ({"REDIS_TIMEOUT": "never"}, "REDIS_TIMEOUT"),
     ({"METRICS_ALLOWED_IPS": "10.0.0.0/8,office"}, "METRICS_ALLOWED_IPS"),
     ({"PROMETHEUS_MULTIPROC_DIR": "/nonexistent/prometheus"}, "PROMETHEUS_MULTIPROC_DIR"),
@@ -22,7 +24,7 @@ def test_a_bad_operations_setting_fails_loudly_naming_it(monkeypatch, env, name)
 
 
 def test_the_database_bounds_come_from_the_environment(monkeypatch):
-    bounds = import_settings_fresh(monkeypatch, DATABASE_URL="postgres://u@db/x", DB_LOCK_TIMEOUT_MS="1500",
+    bounds = import_settings_fresh(monkeypatch, DATABASE_URL="postgres://u@db/x", SECRET_KEY=KEY, DB_LOCK_TIMEOUT_MS="1500",
                                    DB_STATEMENT_TIMEOUT_MS="0", DB_POOL_TIMEOUT="0.5")
     options = bounds.DATABASES["default"]["OPTIONS"]
     assert options["options"] == "-c lock_timeout=1500 -c statement_timeout=0"
