@@ -255,7 +255,7 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data=None, bytes_data=None):
         try:
             content = json.loads(text_data or "{}")
-        except ValueError:
+        except (ValueError, RecursionError):  # malformed or nested too deeply: ignored
             return
         if isinstance(content, dict) and content.get("type") == "ping":
             await self.send(text_data='{"type":"pong"}')

@@ -1,7 +1,11 @@
 """Input and output serializers of the tables API. They validate shapes; the rules live in services."""
 from decimal import Decimal
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
+
+from studio.fields import AmountDecimalField
+from studio.validators import refuse_control_characters
 
 from .engine import SIDE_BETS, EngineError, TableConfig
 from .models import Table
@@ -14,9 +18,9 @@ def money_field(**kwargs):
 class TableSerializer(serializers.ModelSerializer):
     commission = serializers.DecimalField(max_digits=4, decimal_places=3, min_value=Decimal("0.001"), max_value=Decimal("1"), required=False)
     side_bets = serializers.ListField(child=serializers.ChoiceField(choices=sorted(SIDE_BETS)), required=False, allow_empty=True)
-    chip_unit = money_field(min_value=Decimal("0.01"), required=False)
-    min_bet = money_field(min_value=Decimal("0.01"), required=False)
-    max_bet = money_field(min_value=Decimal("0.01"), required=False)
+    chip_unit = AmountDecimalField(min_value=Decimal("0.01"), required=False)
+    min_bet = AmountDecimalField(min_value=Decimal("0.01"), required=False)
+    max_bet = AmountDecimalField(min_value=Decimal("0.01"), required=False)
     betting_seconds = serializers.IntegerField(min_value=1, max_value=600, required=False)
 
     class Meta:
@@ -24,6 +28,13 @@ class TableSerializer(serializers.ModelSerializer):
         fields = ["id", "name", "currency", "first_card", "mode", "commission", "side_bets", "card_count_paytable",
                   "chip_unit", "min_bet", "max_bet", "allow_both_sides", "betting_seconds"]
         read_only_fields = ["id"]
+
+    def validate_name(self, value):
+        try:
+            refuse_control_characters(value)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from None
+        return value
 
     def validate(self, attrs):
         merged = {f: getattr(self.instance, f) for f in self.Meta.fields if self.instance is not None and f != "id"}
@@ -86,7 +97,7 @@ class RoundSerializer(serializers.Serializer):
     closes_at = serializers.DateTimeField()
     closed_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
-    betting_left_ms = serializers.IntegerField()
+    betting_left_ms = serializers.IntegerField(allow_null=True, help_text="While betting: the time left; null otherwise.")
     winner = serializers.CharField(allow_null=True)
     cards_dealt = serializers.IntegerField()
     cards = serializers.ListField(child=serializers.DictField())

@@ -1,8 +1,8 @@
 """Create or update an account: python manage.py studio_user NAME --role ROLE --password PW [--chips N]"""
-from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
@@ -28,9 +28,13 @@ class Command(BaseCommand):
                 chips_amount = parse_amount(chips)
             except ValueError as exc:
                 raise CommandError(f"--chips: {exc}") from None
-            if chips_amount < 0 or chips_amount != chips_amount.quantize(Decimal("0.01")):
-                raise CommandError("--chips must be a non-negative amount with at most two decimals")
+            if chips_amount < 0:
+                raise CommandError("--chips must not be negative")
         User = get_user_model()
+        try:  # the rules of Django's user forms: the username validator and the field's length
+            User._meta.get_field(User.USERNAME_FIELD).run_validators(name)
+        except ValidationError as exc:
+            raise CommandError(f"NAME: {' '.join(exc.messages)}") from None
         user, created = User.objects.get_or_create(username=name)
         user.set_password(password)
         user.is_staff = role == SUPERVISOR
