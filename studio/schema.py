@@ -30,14 +30,13 @@ UNSAFE = {"post", "put", "patch", "delete"}
 def _refusals(method: str, operation: dict) -> list[str]:
     """The 4xx answers an operation can give, from what the operation takes."""
     params = operation.get("parameters", [])
-    security = operation.get("security")
-    anonymous_only = security == []  # auth=[]: no authentication runs (the token endpoint)
+    security = operation.get("security") or []  # none: no authentication runs (auth=[], the token endpoint)
     codes = []
     if "requestBody" in operation or any(p["in"] == "query" for p in params) or method in UNSAFE:
         codes.append("400")
-    if not anonymous_only:
+    if security:
         codes.append("401")  # a bad token is refused even where anyone may read
-        if security is None or {} not in security:  # authentication required: a role may be missing
+        if {} not in security:  # authentication required: a role may be missing
             codes.append("403")
     if any(p["in"] in ("path", "query") for p in params):
         codes.append("404")

@@ -32,7 +32,7 @@ class Command(BaseCommand):
                 raise CommandError("--chips must not be negative")
         User = get_user_model()
         try:  # the rules of Django's user forms: the username validator and the field's length
-            User._meta.get_field(User.USERNAME_FIELD).run_validators(name)
+            User._meta.get_field(User.USERNAME_FIELD).clean(name, None)
         except ValidationError as exc:
             raise CommandError(f"NAME: {' '.join(exc.messages)}") from None
         user, created = User.objects.get_or_create(username=name)
