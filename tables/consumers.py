@@ -220,8 +220,11 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
 
     async def connect(self):
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        token = parse_qs(self.scope.get("query_string", b"").decode()).get("token", [""])[0]
-        user = await _user_from_token(token) if token else self.scope.get("user") or AnonymousUser()
+        token = parse_qs(self.scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
+        if token and not (token.isascii() and token.isalnum() and len(token) <= 64):  # not a token: no query for it
+            user = AnonymousUser()
+        else:
+            user = await _user_from_token(token) if token else self.scope.get("user") or AnonymousUser()
         self.user_id = user.pk if user.is_authenticated else None
         await self.accept()
         self.hub = StreamHub.current()

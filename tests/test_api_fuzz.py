@@ -1,12 +1,14 @@
-"""Schemathesis against the live schema of a real server: no input is a server error, and every
-answer is what the schema says it is (status code, media type, body).
+"""Schemathesis against the live schema: no input is a server error, and every answer is what the
+schema says it is (status code, media type, body).
 
-The studio runs under uvicorn on the test database (tests.servers.studio_server: a subprocess, so
-PostgreSQL) with a table, an open round, a settled round's worth of objects, an incident and a
-match in its lobby, and schemathesis fuzzes every operation of /api/schema/ as each role would:
-anonymous, a player, a dealer and a supervisor (tokens from POST /api/auth/token/), seeded, at most
-20 examples per operation and role (its fuzzing phase, valid and invalid data both), the four roles
-side by side. Each run's output is kept in test-artifacts/api-fuzz/.
+On PostgreSQL the studio runs under uvicorn on the test database (tests.servers.studio_server: a
+subprocess, which can see it) with a table, an open round, a finished round with an incident, and
+a match in its lobby, and schemathesis's command line fuzzes every operation of /api/schema/ as
+each role would: anonymous, a player, a dealer and a supervisor (tokens from POST
+/api/auth/token/), seeded, at most 20 examples per operation and role (its fuzzing phase, valid
+and invalid data both), the four roles side by side. Each run's output is kept in
+test-artifacts/api-fuzz/. On SQLite (whose test database lives in this process) the same schema is
+fuzzed the same way in-process, through Django's WSGI handler (schemathesis's Python API).
 """
 from __future__ import annotations
 
@@ -16,15 +18,27 @@ from pathlib import Path
 
 import httpx
 import pytest
+import schemathesis
+from django.conf import settings
+from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished
+from django.db import close_old_connections
+from hypothesis import HealthCheck, Phase, given
+from hypothesis import seed as hypothesis_seed
+from hypothesis import settings as hypothesis_settings
+from hypothesis.errors import Unsatisfiable
+from rest_framework.authtoken.models import Token
+from schemathesis.checks import not_a_server_error
+from schemathesis.generation import GenerationMode
+from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance, status_code_conformance
 
 from tests.conftest import make_user
 from tests.servers import studio_server
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 PORTS = range(8180, 8190)
 SEED = 20261201
-MAX_EXAMPLES = 20
+MAX_EXAMPLES = 20  # per operation and role (the in-process run on SQLite takes half: it runs on one core)
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
 ROLES = {"anonymous": None, "player": "player", "dealer": "dealer", "supervisor": "supervisor"}
 
@@ -62,10 +76,17 @@ def _token(url: str, name: str) -> str:
     return response.json()["token"]
 
 
-def test_schemathesis_finds_no_server_error_and_no_schema_violation(request, tmp_path):
+def _users() -> dict:
     users = {"dealer": make_user("dealer", "dealer"), "supervisor": make_user("supervisor", "supervisor"),
              "player": make_user("alice", "player", chips=1000)}
     _world(users["dealer"], users["player"], make_user("bob", "player", chips=1000))
+    return users
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_schemathesis_finds_no_server_error_and_no_schema_violation(request, tmp_path):
+    users = _users()
     out = Path(request.config.rootpath) / "test-artifacts" / "api-fuzz"
     out.mkdir(parents=True, exist_ok=True)
     with studio_server(ports=PORTS, log_dir=out, name="fuzz") as url:
@@ -89,3 +110,48 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(request, tmp
             if code != 0:
                 failed[role] = (out / f"{role}.txt").read_text()[-6000:]
     assert not failed, "\n\n".join(f"--- as {role} ---\n{text}" for role, text in failed.items())
+
+
+IN_PROCESS_CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+
+
+def _fuzz_in_process(schema, headers: dict) -> list[str]:
+    """Every operation, valid and invalid data, at most MAX_EXAMPLES each, seeded: the failures."""
+    failures = []
+    for result in schema.get_all_operations():
+        operation = result.ok()
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
+            @hypothesis_seed(SEED)
+            @hypothesis_settings(max_examples=MAX_EXAMPLES // 4, deadline=None, database=None, derandomize=False,
+                                 phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+            @given(case=operation.as_strategy(generation_mode=mode))
+            def run(case):
+                case.call_and_validate(headers=headers, checks=IN_PROCESS_CHECKS)
+
+            try:
+                run()
+            except Unsatisfiable:  # nothing in the operation can be made invalid (no parameters, no body)
+                assert mode is GenerationMode.NEGATIVE, operation.label
+            except Exception as exc:  # a check's failure, with the case that reproduces it
+                failures.append(f"{operation.label} ({mode}): {exc}")
+    return failures
+
+
+@pytest.mark.skipif(settings.IS_POSTGRES, reason="on PostgreSQL the live server's run covers it")
+@pytest.mark.django_db
+def test_schemathesis_in_process_finds_no_server_error_and_no_schema_violation():
+    """SQLite: the same fuzzing through Django's WSGI handler in this process (the test's database
+    connection stays open across requests, as Django's test client keeps it)."""
+    users = _users()
+    request_finished.disconnect(close_old_connections)
+    try:
+        schema = schemathesis.openapi.from_wsgi("/api/schema/", WSGIHandler())
+        failed = {}
+        for role, persona in ROLES.items():
+            headers = {} if persona is None else {"Authorization": "Token " + Token.objects.get_or_create(user=users[persona])[0].key}
+            failures = _fuzz_in_process(schema, headers)
+            if failures:
+                failed[role] = failures
+    finally:
+        request_finished.connect(close_old_connections)
+    assert not failed, "\n\n".join(f"--- as {role} ---\n" + "\n".join(f[:3000] for f in fs) for role, fs in failed.items())
