@@ -33,12 +33,16 @@ def invalid(field: str, message: str, *, code: str = "invalid") -> ApplicationEr
 
 
 def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:
-    """DRF's error detail as one level of {field: [messages]}: a nested field is named by its path
-    (`bets.0.amount`, `bets` for the list itself), so every body has the same shape."""
+    """DRF's error detail as one level of {field: [messages]}, so every body has the same shape: a
+    field of a nested serializer is named by its path (`bets.0.amount`, `bets` for the list itself);
+    the items of a list of values (a ListField: `side_bets`) answer under the list's name."""
     if isinstance(detail, dict):
         out: dict[str, list[str]] = {}
         for key, value in detail.items():
-            name = prefix if key == "non_field_errors" and prefix else f"{prefix}.{key}" if prefix else str(key)
+            if prefix and (key == "non_field_errors" or (isinstance(key, int) and not isinstance(value, dict))):
+                name = prefix
+            else:
+                name = f"{prefix}.{key}" if prefix else str(key)
             for field, messages in _flatten(value, name).items():
                 out.setdefault(field, []).extend(messages)
         return out

@@ -1,4 +1,5 @@
 """Input and output serializers of the tables API. They validate shapes; the rules live in services."""
+import re
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -9,6 +10,9 @@ from studio.validators import refuse_control_characters
 
 from .engine import SIDE_BETS, EngineError, TableConfig
 from .models import Table
+
+
+MATCH_CURRENCY = re.compile(r"M[0-9]+")  # Match.currency: the chips of one match, issued to its players only
 
 
 def money_field(**kwargs):
@@ -34,6 +38,15 @@ class TableSerializer(serializers.ModelSerializer):
             refuse_control_characters(value)
         except DjangoValidationError as exc:
             raise serializers.ValidationError(exc.messages) from None
+        return value
+
+    def validate_currency(self, value):
+        try:
+            refuse_control_characters(value)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from None
+        if MATCH_CURRENCY.fullmatch(value) and (self.instance is None or self.instance.currency != value):
+            raise serializers.ValidationError("M followed by digits is a match's own currency.")
         return value
 
     def validate(self, attrs):

@@ -145,3 +145,13 @@ def test_a_negative_amount_stays_a_number_in_the_export():
 
     assert [csv_cell(v) for v in ["-40.00", "-5", 7, "-", "-x", "\tx", "\rx", "=1", "a=1"]] == \
         ["-40.00", "-5", 7, "'-", "'-x", "'\tx", "'\rx", "'=1", "a=1"]
+
+
+def test_a_table_may_not_take_a_match_currency_or_a_control_character(supervisor_api, table):
+    for currency in ["M1", "M42", "CH\x07IPS"]:
+        response = supervisor_api.post("/api/tables/", {"name": f"T {currency!r}", "currency": currency}, format="json")
+        assert response.status_code == 400 and list(response.json()["fields"]) == ["currency"], response.content
+        response = supervisor_api.patch(f"/api/tables/{table.pk}/", {"currency": currency}, format="json")
+        assert response.status_code == 400, response.content
+    assert supervisor_api.post("/api/tables/", {"name": "Euro", "currency": "EUR"}, format="json").status_code == 201
+    assert supervisor_api.post("/api/tables/", {"name": "Marks", "currency": "MARK"}, format="json").status_code == 201
