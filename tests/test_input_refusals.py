@@ -116,6 +116,7 @@ def test_ids_longer_than_a_bigint_and_paths_that_name_nothing_are_json_404s(anon
     for path in [f"/api/rounds/{rnd.pk}0000000000000000000/bets/", "/api/matches/99999999999999999999/bet/"]:
         assert error(alice_api.post(path, {"spot": "andar", "amount": "10"}, format="json"), 404)["code"] == "not_found"
     assert anon_api.get(f"/api/tables/{table.pk}").status_code == 301  # still sent to the path with its slash
+    assert error(alice_api.post("/api/matches", {}, format="json"), 404)["code"] == "not_found"  # not APPEND_SLASH's error
     assert not Bet.objects.exists()
 
 
