@@ -40,8 +40,11 @@ def parse_amount(value) -> Decimal:
     hundredths), floats (JSON 10.0), booleans, anything else. A Decimal (read from the database, or
     a form field's value) passes if it is finite and holds at most two decimals."""
     if isinstance(value, Decimal):
-        if value.is_finite() and value == value.quantize(CENT):
-            return value
+        try:
+            if value.is_finite() and value == value.quantize(CENT):
+                return value
+        except ArithmeticError:  # too many digits to quantize: no amount
+            pass
     elif isinstance(value, int) and not isinstance(value, bool):
         return Decimal(value)
     elif isinstance(value, str) and AMOUNT_TEXT.fullmatch(value):

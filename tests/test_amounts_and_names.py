@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 D = Decimal
 REFUSED = ["1e1", "1E+1", "+10", "1_0", "١٠", "10.0000000000", "10.000", 10.0, True, False, "10.", ".5", " ", "", "0x10",
-           "NaN", "Infinity", "-10", "10\n", None, [10], {"a": 1}]
+           "NaN", "Infinity", "-10", "10\n", None, [10], {"a": 1}, D("1E+100"), D("NaN"), D("1.005")]
 ACCEPTED = [("10", D("10")), ("10.5", D("10.5")), ("10.50", D("10.50")), (10, D("10")), ("007", D("7")), (D("2.50"), D("2.50"))]
 
 
@@ -46,6 +46,15 @@ def test_a_bet_and_a_match_bet_refuse_an_odd_amount_with_a_field_error(alice_api
     response = alice_api.post(f"/api/matches/{match['id']}/bet/", {"bets": [{"spot": "andar", "amount": amount}]}, format="json")
     assert response.status_code == 400 and response.json()["fields"] == {"bets.0.amount": [AMOUNT_EXPECTED]}, response.content
     assert not Bet.objects.exists()
+
+
+def test_an_amount_too_large_is_a_field_error_not_an_overflow(alice_api, supervisor_api, dealer, table):
+    rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    for amount in [10**40, "9" * 24, 10**400]:
+        response = alice_api.post(f"/api/rounds/{rnd.pk}/bets/", {"spot": "andar", "amount": amount}, format="json")
+        assert response.status_code == 400 and list(response.json()["fields"]) == ["amount"], response.content
+        response = supervisor_api.patch(f"/api/tables/{table.pk}/", {"max_bet": amount}, format="json")
+        assert response.status_code == 400 and list(response.json()["fields"]) == ["max_bet"], response.content
 
 
 def test_the_usual_amounts_still_place_bets(alice_api, dealer, make_table):
