@@ -112,6 +112,8 @@ def account_set(*, actor, source: str, name: str, role: str, password: str):
     if role not in ROLES:
         raise ValueError(f"unknown role {role!r}")
     User = get_user_model()
+    # The rules of Django's user forms (the username validator, the field's length): ValidationError.
+    User._meta.get_field(User.USERNAME_FIELD).clean(name, None)
     user, created = User.objects.get_or_create(username=name)
     if created:
         user_created(actor=actor, source=source, user=user)

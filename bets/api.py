@@ -35,19 +35,25 @@ class MeView(APIView):
                                       "balance": wallet.balance, "currency": wallet.currency}).data)
 
 
+class LedgerQuery(serializers.Serializer):
+    player = serializers.CharField(required=False, max_length=150, help_text="Supervisors: another player's ledger (a username).")
+
+
 class LedgerView(generics.ListAPIView):
     """Your ledger entries, newest first. Supervisors may pass ?player=USERNAME."""
 
     serializer_class = LedgerEntrySerializer
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(parameters=[OpenApiParameter("player", OpenApiTypes.STR, description="Supervisors: another player's ledger.")])
+    @extend_schema(parameters=[LedgerQuery])
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
         user = self.request.user
-        name = self.request.query_params.get("player")
+        query = LedgerQuery(data={k: v for k, v in self.request.query_params.items() if k == "player" and v})
+        query.is_valid(raise_exception=True)  # before any query: a NUL byte is a 400, not a database error
+        name = query.validated_data.get("player")
         if name and name != user.username:
             if not has_role(user, SUPERVISOR):
                 raise ApplicationError("Only a supervisor may see another player's ledger.", code="permission_denied", status=403)

@@ -15,7 +15,8 @@ that read and the guarded write. It calls the same service, answers with the sam
 
 Everything else goes to the DRF view unchanged, so every refusal DRF makes stays DRF's, word for
 word: GET, session users (the pages, whose CSRF check is DRF's), other content types, malformed
-JSON or odd values, a bad, expired, revoked or inactive token (401), a caller who is not a player (403), a round that
+JSON or odd values (an amount that is not a string of digits with at most two decimals), a bad, expired,
+revoked or inactive token (401), a caller who is not a player (403), a round that
 does not exist, a first bet in a new wallet, and everything on SQLite. A test
 sends the same requests both ways and compares the answers (tests/bets/test_bet_fast_path.py).
 """
@@ -29,6 +30,7 @@ from django.http import HttpResponse
 from rest_framework.renderers import JSONRenderer
 
 from studio.errors import exception_handler
+from studio.money import AMOUNT_TEXT
 from studio.roles import PLAYER, has_role
 
 from . import services
@@ -46,8 +48,13 @@ _PASSED_ON = ("Retry-After", "WWW-Authenticate")
 
 
 def _plain(value, limit: int) -> bool:
-    """A value BetInputSerializer's CharField takes as it is (no trimming, nothing to refuse)."""
+    """A value BetInputSerializer's fields take as it is (no trimming, nothing to refuse)."""
     return type(value) is str and 0 < len(value) <= limit and value.isascii() and value.isprintable() and value == value.strip()
+
+
+def _plain_amount(value) -> bool:
+    """An amount string that BetInputSerializer's AmountField takes as it is (parse_amount's format)."""
+    return _plain(value, _LIMITS["amount"]) and AMOUNT_TEXT.fullmatch(value) is not None
 
 
 def _fast_input(request, round_id: int):
@@ -69,7 +76,7 @@ def _fast_input(request, round_id: int):
         data = json.loads(request.body)
     except (ValueError, RecursionError):
         return None
-    if type(data) is not dict or not all(_plain(data.get(name), limit) for name, limit in _LIMITS.items()):
+    if type(data) is not dict or not _plain(data.get("spot"), _LIMITS["spot"]) or not _plain_amount(data.get("amount")):
         return None
     found = seen_context_by_token(key=parts[1], round_id=round_id)  # the token's user and the bet's context, one statement
     if found is None:

@@ -1,11 +1,12 @@
 from rest_framework import serializers
 
+from studio.fields import AmountField
 from tables.serializers import money_field
 
 
 class BetInputSerializer(serializers.Serializer):
     spot = serializers.CharField(max_length=16, help_text="andar, bahar, first_andar, first_bahar, first_three or count_LO_HI.")
-    amount = serializers.CharField(max_length=24, help_text="Exact decimal amount as a string, e.g. \"50\" or \"2.50\".")
+    amount = AmountField(help_text="Exact amount: a string of ASCII digits with at most two decimals (\"50\", \"2.50\") or a JSON integer.")
 
 
 class BetSerializer(serializers.Serializer):

@@ -34,6 +34,7 @@ def _refuse_unless_taking_bets(rnd: Round) -> None:
 
 
 def _amount(value, unit: Decimal) -> Decimal:
+    """The amount of a bet, however it came (an API's field, a repeat, a match's Bet), by the one parser."""
     try:
         amount = parse_amount(value)
     except ValueError as exc:

@@ -15,7 +15,9 @@ import sqlite3
 
 from django.core.exceptions import PermissionDenied, ValidationError as DjangoValidationError
 from django.db import OperationalError
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
+from django.urls import Resolver404, resolve
+from django.views.decorators.csrf import csrf_exempt
 from psycopg import errors as pg_errors
 from psycopg_pool import PoolTimeout
 from rest_framework import exceptions, status
@@ -45,10 +47,29 @@ def invalid(field: str, message: str, *, code: str = "invalid") -> ApplicationEr
     return ApplicationError(message, code=code, status=400, fields={field: [message]})
 
 
-def _flatten(detail):
+def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:
+    """DRF's error detail as one level of {field: [messages]}, so every body has the same shape: a
+    field of a nested serializer is named by its path (`bets.0.amount`, `bets` for the list itself);
+    the items of a list of values (a ListField: `side_bets`) answer under the list's name."""
     if isinstance(detail, dict):
-        return {k: _flatten(v) if isinstance(v, dict) else [str(x) for x in (v if isinstance(v, list) else [v])] for k, v in detail.items()}
-    return {"non_field_errors": [str(x) for x in (detail if isinstance(detail, list) else [detail])]}
+        out: dict[str, list[str]] = {}
+        for key, value in detail.items():
+            if prefix and (key == "non_field_errors" or (isinstance(key, int) and not isinstance(value, dict))):
+                name = prefix
+            else:
+                name = f"{prefix}.{key}" if prefix else str(key)
+            for field, messages in _flatten(value, name).items():
+                out.setdefault(field, []).extend(messages)
+        return out
+    items = detail if isinstance(detail, list) else [detail]
+    if any(isinstance(x, dict | list) for x in items):  # a list serializer's errors: one entry per item
+        out = {}
+        for index, item in enumerate(items):
+            if item:
+                for field, messages in _flatten(item, f"{prefix}.{index}" if prefix else str(index)).items():
+                    out.setdefault(field, []).extend(messages)
+        return out
+    return {prefix or "non_field_errors": [str(x) for x in items]}
 
 
 def error_body(exc: ApplicationError) -> dict:
@@ -114,3 +135,18 @@ def exception_handler(exc, context):
             response.status_code = status.HTTP_401_UNAUTHORIZED
         response.data = {"code": code, "message": str(detail), "fields": {}}
     return response
+
+
+@csrf_exempt  # as every API view: a POST to a wrong path is a JSON 404, not the CSRF page
+def api_not_found(request):
+    """Any /api/ path that names no endpoint (an id that is not one, a typo): the JSON 404 every API
+    answer has. A GET without its trailing slash is sent to the path with it, as CommonMiddleware would."""
+    if request.method in ("GET", "HEAD") and not request.path.endswith("/"):
+        try:
+            match = resolve(request.path + "/")
+        except Resolver404:
+            match = None
+        if match is not None and match.func is not api_not_found:
+            query = request.META.get("QUERY_STRING", "")
+            return HttpResponsePermanentRedirect(request.path + "/" + (f"?{query}" if query else ""))
+    return JsonResponse({"code": "not_found", "message": "No such API endpoint or object.", "fields": {}}, status=404)

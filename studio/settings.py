@@ -51,6 +51,7 @@ MIDDLEWARE = [
     "studio.metrics.RequestMetricsMiddleware",  # outermost: counts every answer, by route and status
     "studio.access.AccessLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "studio.middleware.refuse_nul_bytes",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -191,6 +192,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "studio.errors.exception_handler",
+    # DRF's parsers, JSON's refusing a body nested too deeply for Python's decoder (a 400, not a 500).
+    "DEFAULT_PARSER_CLASSES": ["studio.parsers.JSONParser", "rest_framework.parsers.FormParser",
+                               "rest_framework.parsers.MultiPartParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "COERCE_DECIMAL_TO_STRING": True,
@@ -204,6 +208,8 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "studio.schema.add_error_responses"],
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 999999999999999999}},
 }
 
 # HTTPS=1: served over TLS, usually behind a proxy that terminates it and sets X-Forwarded-Proto

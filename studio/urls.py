@@ -1,9 +1,10 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import health, pages
+from . import converters, health, pages  # noqa: F401  (converters registers <id:...>)
+from .errors import api_not_found
 
 urlpatterns = [
     # The busiest routes first: Django tries the patterns in order (a bet used to be tried against 44).
@@ -18,11 +19,12 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("console/", pages.console, name="console"),
     path("supervisor/", pages.supervisor, name="supervisor"),
-    path("play/tables/<int:pk>/", pages.play, name="play"),
+    path("play/tables/<id:pk>/", pages.play, name="play"),
     path("matches/", pages.matches, name="matches"),
     path("matches/join/<str:code>/", pages.match_join_link, name="match-join-link"),
-    path("matches/<int:pk>/", pages.match, name="match"),
+    path("matches/<id:pk>/", pages.match, name="match"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    re_path(r"^api/", api_not_found),  # last: whatever no pattern above took (any character, a newline too)
 ]

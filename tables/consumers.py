@@ -230,8 +230,11 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
 
     async def connect(self):
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        token = parse_qs(self.scope.get("query_string", b"").decode()).get("token", [""])[0]
-        user = await _user_from_token(token) if token else self.scope.get("user") or AnonymousUser()
+        token = parse_qs(self.scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
+        if token and not (token.isascii() and token.isalnum() and len(token) <= 64):  # not a token: no query for it
+            user = AnonymousUser()
+        else:
+            user = await _user_from_token(token) if token else self.scope.get("user") or AnonymousUser()
         self.user_id = user.pk if user.is_authenticated else None
         await self.accept()
         access.ws_connected(self.scope, self.user_id)
@@ -277,7 +280,7 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data=None, bytes_data=None):
         try:
             content = json.loads(text_data or "{}")
-        except ValueError:
+        except (ValueError, RecursionError):  # malformed or nested too deeply: ignored
             return
         if isinstance(content, dict) and content.get("type") == "ping":
             await self.send(text_data='{"type":"pong"}')

@@ -1,16 +1,19 @@
 """The incidents API (the supervisor console calls exactly these, with the same checks)."""
 import csv
+import itertools
+import re
 from decimal import Decimal
 
 from django.db.models import Count, OuterRef, Q, Subquery, Sum
 from django.http import StreamingHttpResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from studio.errors import ApplicationError, invalid
+from studio.errors import ApplicationError
 from studio.money import MoneyField
 from studio.roles import IsDealer, IsSupervisor
 
@@ -55,6 +58,35 @@ class ReplaceInput(serializers.Serializer):
     card = serializers.CharField(max_length=16)
 
 
+MAX_ID = 2**63 - 1  # BIGINT
+
+
+class SearchQuery(serializers.Serializer):
+    q = serializers.CharField(required=False, max_length=100, help_text="Free text; a number also finds that id.")
+
+
+class IncidentQuery(SearchQuery):
+    status = serializers.ChoiceField(choices=Incident.Status.choices, required=False)
+
+
+class RoundQuery(SearchQuery):
+    table = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID, help_text="A table's id.")
+    status = serializers.ChoiceField(choices=Round.Status.choices, required=False)
+
+
+def _query(serializer_class, request) -> dict:
+    """The query parameters, validated before any query runs (400 with field errors); blank ones
+    count as absent, as the consoles send them."""
+    data = serializer_class(data={k: v for k, v in request.query_params.items() if v.strip()})
+    data.is_valid(raise_exception=True)
+    return data.validated_data
+
+
+def _id_search(q: str) -> int | None:
+    """The id a search text names, if it is one (ASCII digits: "²" is a digit to Python, not to int)."""
+    return int(q) if q.isascii() and q.isdigit() and int(q) <= MAX_ID else None
+
+
 def _incident(incident_id, code=status.HTTP_200_OK):
     obj = Incident.objects.select_related("raised_by", "resolved_by", "round").get(pk=incident_id)
     return Response(IncidentSerializer(obj).data, status=code)
@@ -93,16 +125,17 @@ class IncidentListView(APIView):
 
     permission_classes = [IsAuthenticated, IsSupervisor]
 
-    @extend_schema(parameters=[OpenApiParameter("status", str), OpenApiParameter("q", str)], responses=IncidentSerializer(many=True))
+    @extend_schema(parameters=[IncidentQuery], responses=IncidentSerializer(many=True))
     def get(self, request):
+        params = _query(IncidentQuery, request)
         rows = Incident.objects.select_related("raised_by", "resolved_by", "round", "round__table").order_by("-id")
-        if request.query_params.get("status"):
-            rows = rows.filter(status=request.query_params["status"])
-        q = (request.query_params.get("q") or "").strip()
+        if params.get("status"):
+            rows = rows.filter(status=params["status"])
+        q = params.get("q", "")
         if q:
             cond = Q(kind__icontains=q) | Q(notes__icontains=q) | Q(round__table__name__icontains=q) | Q(resolution__icontains=q)
-            if q.isdigit():
-                cond |= Q(round_id=int(q)) | Q(pk=int(q))
+            if (number := _id_search(q)) is not None:
+                cond |= Q(round_id=number) | Q(pk=number)
             rows = rows.filter(cond)
         return Response(IncidentSerializer(rows[:200], many=True).data)
 
@@ -184,7 +217,8 @@ class CardRemoveLastView(APIView):
         return Response(RoundSerializer(round_detail(rnd)).data)
 
 
-def _round_rows(params):
+def _round_rows(params: dict):
+    """The rounds matching RoundQuery's validated parameters, newest first, with their totals."""
     from bets.models import Bet
 
     live = Bet.objects.filter(round=OuterRef("pk")).exclude(status=Bet.Status.CANCELLED).order_by().values("round")
@@ -195,16 +229,14 @@ def _round_rows(params):
         live_staked=Subquery(live.annotate(s=Sum("amount")).values("s")[:1], output_field=MoneyField()),
     ).order_by("-id")
     if params.get("table"):
-        if not str(params["table"]).isdigit():
-            raise invalid("table", "table must be a table id (a number).")
-        rows = rows.filter(table_id=int(params["table"]))
+        rows = rows.filter(table_id=params["table"])
     if params.get("status"):
         rows = rows.filter(status=params["status"])
-    q = (params.get("q") or "").strip()
+    q = params.get("q", "")
     if q:
         cond = Q(table__name__icontains=q) | Q(joker__iexact=q) | Q(winner__iexact=q) | Q(dealer__username__icontains=q)
-        if q.isdigit():
-            cond |= Q(pk=int(q))
+        if (number := _id_search(q)) is not None:
+            cond |= Q(pk=number)
         rows = rows.filter(cond)
     return rows
 
@@ -226,15 +258,35 @@ def _round_row(r: Round) -> list:
             r.incident_count or 0, r.dealer.username if r.dealer else ""]
 
 
+class RoundRowSerializer(serializers.Serializer):
+    """A row of the history: the CSV export's columns, with the same values."""
+
+    id = serializers.IntegerField()
+    table = serializers.CharField(help_text="The table's name.")
+    status = serializers.CharField()
+    joker = serializers.CharField()
+    first_side = serializers.CharField()
+    winner = serializers.CharField(help_text="andar, bahar, or empty while undecided.")
+    cards_dealt = serializers.IntegerField()
+    opened_at = serializers.CharField(help_text="ISO 8601.")
+    finished_at = serializers.CharField(help_text="ISO 8601, or empty.")
+    settled_at = serializers.CharField(help_text="ISO 8601, or empty.")
+    bets = serializers.IntegerField()
+    staked = serializers.CharField()
+    paid = serializers.CharField()
+    house_result = serializers.CharField(help_text="Staked less paid once settled or voided, else empty.")
+    incidents = serializers.IntegerField()
+    dealer = serializers.CharField(help_text="The dealer's username, or empty.")
+
+
 class RoundHistoryView(APIView):
     """Supervisors: searchable history of rounds (?q=, ?table=, ?status=), newest first, with totals."""
 
     permission_classes = [IsAuthenticated, IsSupervisor]
 
-    @extend_schema(parameters=[OpenApiParameter("q", str), OpenApiParameter("table", int), OpenApiParameter("status", str)],
-                   responses=serializers.ListSerializer(child=serializers.DictField()))
+    @extend_schema(parameters=[RoundQuery], responses=RoundRowSerializer(many=True))
     def get(self, request):
-        rows = _round_rows(request.query_params)[:200]
+        rows = _round_rows(_query(RoundQuery, request))[:200]
         return Response([dict(zip(ROUND_COLUMNS, _round_row(r), strict=True)) for r in rows])
 
 
@@ -243,21 +295,35 @@ class _Echo:
         return value
 
 
+_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may run as a formula (OWASP, CSV injection)
+
+
+def csv_cell(value):
+    """A cell as a spreadsheet may open it safely: numbers (negative amounts included) stay numbers;
+    text that a spreadsheet would run as a formula gets a leading quote, as OWASP recommends."""
+    if not isinstance(value, str) or not value.startswith(FORMULA_STARTS) or _NUMBER.fullmatch(value):
+        return value
+    return "'" + value
+
+
 class RoundExportView(APIView):
     """Supervisors: every round matching the same filters, as CSV, streamed."""
 
     permission_classes = [IsAuthenticated, IsSupervisor]
 
-    @extend_schema(parameters=[OpenApiParameter("q", str), OpenApiParameter("table", int), OpenApiParameter("status", str)],
-                   responses={(200, "text/csv"): str})
+    @extend_schema(parameters=[RoundQuery], responses={(200, "text/csv"): OpenApiTypes.STR})
     def get(self, request):
         writer = csv.writer(_Echo())
-        rows = _round_rows(request.query_params).iterator(chunk_size=2000)
+        rows = _round_rows(_query(RoundQuery, request)).iterator(chunk_size=2000)
+        first = next(rows, None)  # the query runs before the answer starts: a failure is an error, not a cut file
 
         def lines():
             yield writer.writerow(ROUND_COLUMNS)
-            for r in rows:
-                yield writer.writerow(_round_row(r))
+            if first is None:
+                return
+            for r in itertools.chain([first], rows):
+                yield writer.writerow([csv_cell(cell) for cell in _round_row(r)])
 
         response = StreamingHttpResponse(lines(), content_type="text/csv")
         response["Content-Disposition"] = 'attachment; filename="rounds.csv"'

@@ -85,8 +85,11 @@ def match_create(*, creator, scoring: str = "chips", rounds_total: int = 20, bet
 def match_join(*, code: str, user) -> Match:
     if not has_role(user, PLAYER):
         raise ApplicationError("Only players join matches.", code="permission_denied", status=403)
+    wanted = (code or "").strip().upper()
+    if not (wanted.isascii() and wanted.isalnum() and len(wanted) <= 12):  # refused before any query (a NUL would fail it)
+        raise invalid("code", f"No match has the code {code!r}.", code="unknown_code")
     with transaction.atomic():
-        match = Match.objects.select_for_update().filter(code=(code or "").strip().upper()).first()
+        match = Match.objects.select_for_update().filter(code=wanted).first()
         if match is None:
             raise invalid("code", f"No match has the code {code!r}.", code="unknown_code")
         if MatchPlayer.objects.filter(match=match, user=user).exists():

@@ -8,6 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from studio.errors import ApplicationError
+from studio.fields import AmountField
 from studio.roles import SUPERVISOR, has_role
 
 from . import matches
@@ -25,13 +26,13 @@ class JoinInput(serializers.Serializer):
     code = serializers.CharField(max_length=12)
 
 
-class BetItem(serializers.Serializer):
+class MatchBetItem(serializers.Serializer):
     spot = serializers.CharField(max_length=16)
-    amount = serializers.CharField(max_length=24)
+    amount = AmountField()
 
 
-class BetInput(serializers.Serializer):
-    bets = BetItem(many=True, allow_empty=False)
+class MatchBetInput(serializers.Serializer):
+    bets = MatchBetItem(many=True, allow_empty=False, max_length=50)
 
 
 def match_state(match: Match, user) -> dict:
@@ -80,13 +81,61 @@ def _visible(pk, user) -> Match:
     return match
 
 
-STATE = serializers.DictField()
+class _CurrentRound(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+
+
+class _ProposedBet(serializers.Serializer):
+    spot = serializers.CharField()
+    amount = serializers.CharField()
+
+
+class MatchPlayerState(serializers.Serializer):
+    player = serializers.CharField()
+    chips = serializers.CharField()
+    points = serializers.IntegerField()
+    watching = serializers.BooleanField(help_text="No chips left (nor any on the felt): watching the rest of the match.")
+    done = serializers.BooleanField(help_text="Has bet or sat out in the current round.")
+    action = serializers.ChoiceField(choices=["bet", "sat_out"], allow_null=True)
+    history = serializers.ListField(child=serializers.DictField(), help_text="After each counted round: {round, n, scored, points, chips}.")
+
+
+class MatchMeState(serializers.Serializer):
+    player = serializers.CharField()
+    chips = serializers.CharField()
+    points = serializers.IntegerField()
+    done = serializers.BooleanField()
+    proposal = _ProposedBet(many=True, help_text="Last counted round's bets, set out again when affordable.")
+
+
+class MatchState(serializers.Serializer):
+    """Everything a match page needs (match_state)."""
+
+    id = serializers.IntegerField()
+    code = serializers.CharField()
+    table = serializers.IntegerField()
+    scoring = serializers.ChoiceField(choices=Match.Scoring.choices)
+    rounds = serializers.IntegerField()
+    rounds_played = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Match.Status.choices)
+    created_by = serializers.CharField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    currency = serializers.CharField()
+    result = serializers.DictField(allow_null=True, help_text="Once finished: {ranking, winners, shared, draw, early}.")
+    current_round = _CurrentRound(allow_null=True)
+    players = MatchPlayerState(many=True)
+    me = MatchMeState(allow_null=True)
+
+
+STATE = MatchState
 
 
 class MatchListView(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses=serializers.ListSerializer(child=STATE))
+    @extend_schema(responses=MatchState(many=True))
     def get(self, request):
         rows = Match.objects.select_related("created_by").order_by("-id")
         if not has_role(request.user, SUPERVISOR):
@@ -134,9 +183,9 @@ class MatchStartView(APIView):
 class MatchBetView(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=BetInput, responses={201: STATE})
+    @extend_schema(request=MatchBetInput, responses={201: STATE})
     def post(self, request, pk):
-        data = BetInput(data=request.data)
+        data = MatchBetInput(data=request.data)
         data.is_valid(raise_exception=True)
         matches.match_bet(match_id=pk, user=request.user, bets=[dict(b) for b in data.validated_data["bets"]])
         return Response(match_state(_visible(pk, request.user), request.user), status=status.HTTP_201_CREATED)

@@ -7,6 +7,7 @@ from django.db import models
 from django.db.models import Q
 
 from studio.money import MoneyField
+from studio.validators import refuse_control_characters
 
 DEFAULT_SIDE_BETS = ["card_count", "first_andar", "first_bahar", "first_three"]
 
@@ -93,6 +94,10 @@ class Table(models.Model):
     def clean(self):
         from .engine import EngineError
 
+        try:
+            refuse_control_characters(self.name)
+        except ValidationError as exc:
+            raise ValidationError({"name": exc.messages}) from None
         try:
             self.engine_config()
         except EngineError as exc:

@@ -1,5 +1,7 @@
 from django.urls import path
 
+import studio.converters  # noqa: F401  (registers the <id:...> converter)
+
 from .consumers import TableStreamConsumer
 
-websocket_urlpatterns = [path("ws/tables/<int:table_id>/", TableStreamConsumer.as_asgi())]
+websocket_urlpatterns = [path("ws/tables/<id:table_id>/", TableStreamConsumer.as_asgi())]

@@ -1,11 +1,19 @@
 """Input and output serializers of the tables API. They validate shapes; the rules live in services."""
+import re
 from decimal import Decimal
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
+
+from studio.fields import AmountDecimalField
+from studio.validators import refuse_control_characters
 
 from .access import DRIVERS, table_driver
 from .engine import SIDE_BETS, EngineError, TableConfig
 from .models import Table
+
+
+MATCH_CURRENCY = re.compile(r"M[0-9]+")  # Match.currency: the chips of one match, issued to its players only
 
 
 def money_field(**kwargs):
@@ -15,9 +23,9 @@ def money_field(**kwargs):
 class TableSerializer(serializers.ModelSerializer):
     commission = serializers.DecimalField(max_digits=4, decimal_places=3, min_value=Decimal("0.001"), max_value=Decimal("1"), required=False)
     side_bets = serializers.ListField(child=serializers.ChoiceField(choices=sorted(SIDE_BETS)), required=False, allow_empty=True)
-    chip_unit = money_field(min_value=Decimal("0.01"), required=False)
-    min_bet = money_field(min_value=Decimal("0.01"), required=False)
-    max_bet = money_field(min_value=Decimal("0.01"), required=False)
+    chip_unit = AmountDecimalField(min_value=Decimal("0.01"), required=False)
+    min_bet = AmountDecimalField(min_value=Decimal("0.01"), required=False)
+    max_bet = AmountDecimalField(min_value=Decimal("0.01"), required=False)
     betting_seconds = serializers.IntegerField(min_value=1, max_value=600, required=False)
     driver = serializers.SerializerMethodField(help_text=f"Who runs the table's rounds: {', '.join(DRIVERS)} (tables.access).")
 
@@ -29,6 +37,22 @@ class TableSerializer(serializers.ModelSerializer):
 
     def get_driver(self, table: Table) -> str:
         return table_driver(table)
+
+    def validate_name(self, value):
+        try:
+            refuse_control_characters(value)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from None
+        return value
+
+    def validate_currency(self, value):
+        try:
+            refuse_control_characters(value)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from None
+        if MATCH_CURRENCY.fullmatch(value) and (self.instance is None or self.instance.currency != value):
+            raise serializers.ValidationError("M followed by digits is a match's own currency.")
+        return value
 
     def validate(self, attrs):
         merged = {f: getattr(self.instance, f) for f in self.Meta.fields if self.instance is not None and f not in ("id", "driver")}
@@ -91,7 +115,7 @@ class RoundSerializer(serializers.Serializer):
     closes_at = serializers.DateTimeField()
     closed_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
-    betting_left_ms = serializers.IntegerField()
+    betting_left_ms = serializers.IntegerField(allow_null=True, help_text="While betting: the time left; null otherwise.")
     winner = serializers.CharField(allow_null=True)
     cards_dealt = serializers.IntegerField()
     cards = serializers.ListField(child=serializers.DictField())

@@ -24,7 +24,25 @@ CASES = [  # (what, spot, amount, Idempotency-Key)
     ("spaces around the spot", " andar ", "10", None),  # DRF trims them: the DRF path answers
     ("an empty spot", "", "10", None),
     ("a spot too long", "andar" * 4, "10", None),
+    # Amounts are ASCII digits with at most two decimals, or JSON integers: anything else is DRF's field error.
+    ("two decimals", "first_andar", "10.00", None),
+    ("an exponent", "andar", "1e1", None),
+    ("a capital exponent", "andar", "1E+1", None),
+    ("a plus sign", "andar", "+10", None),
+    ("an underscore", "andar", "1_0", None),
+    ("Arabic-Indic digits", "andar", "١٠", None),
+    ("ten decimal places", "andar", "10.0000000000", None),
+    ("a JSON float", "andar", 10.0, None),
+    ("a boolean", "andar", True, None),
+    ("a negative string", "andar", "-10", None),
+    ("a negative integer", "andar", -10, None),
+    ("an amount with a point and no decimals", "andar", "10.", None),
+    ("null", "andar", None, None),
+    ("a list", "andar", ["10"], None),
 ]
+REFUSED_AMOUNTS = {"not an amount", "an exponent", "a capital exponent", "a plus sign", "an underscore", "Arabic-Indic digits",
+                   "ten decimal places", "a JSON float", "a boolean", "a negative string", "an amount with a point and no decimals",
+                   "null", "a list"}
 
 
 def answers(user, round_id, drf_only: bool, monkeypatch) -> list[tuple]:
@@ -64,8 +82,15 @@ def test_the_fast_path_answers_exactly_as_drf(dealer, make_table, monkeypatch):
     assert [a[:6] for a in fast] == [a[:6] for a in drf]
     assert all(a[6] for a in drf)
     took_drf = {a[0] for a in fast if a[6]}
-    assert took_drf == {"a number instead of a string", "spaces around the spot", "an empty spot", "a spot too long"}
+    assert took_drf == {"a number instead of a string", "spaces around the spot", "an empty spot", "a spot too long",
+                        "a negative integer"} | REFUSED_AMOUNTS
     statuses = {a[0]: a[1] for a in fast}
+    bodies = {a[0]: a[2] for a in fast}
+    for what in REFUSED_AMOUNTS:
+        assert statuses[what] == 400 and list(bodies[what]["fields"]) == ["amount"], (what, bodies[what])
+        expected = "This field may not be null." if what == "null" else "ASCII digits with at most two decimals"
+        assert expected in bodies[what]["fields"]["amount"][0], bodies[what]
+    assert statuses["two decimals"] == 201 and statuses["a negative integer"] == 400
     assert statuses["a bet"] == 201 and statuses["the same key again"] == 200 and statuses["the key for another bet"] == 409
     assert statuses["over the max bet"] == 400 and statuses["a number instead of a string"] == 201
 

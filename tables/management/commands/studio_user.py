@@ -1,8 +1,7 @@
 """Create or update an account: python manage.py studio_user NAME --role ROLE --password PW [--chips N]
 
 Roles and the password change through accounts.services, which records each change."""
-from decimal import Decimal
-
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
@@ -29,9 +28,12 @@ class Command(BaseCommand):
                 chips_amount = parse_amount(chips)
             except ValueError as exc:
                 raise CommandError(f"--chips: {exc}") from None
-            if chips_amount < 0 or chips_amount != chips_amount.quantize(Decimal("0.01")):
-                raise CommandError("--chips must be a non-negative amount with at most two decimals")
-        user, created = account_set(actor=None, source=COMMAND, name=name, role=role, password=password)
+            if chips_amount < 0:
+                raise CommandError("--chips must not be negative")
+        try:
+            user, created = account_set(actor=None, source=COMMAND, name=name, role=role, password=password)
+        except ValidationError as exc:  # the username (Django's validator and length)
+            raise CommandError(f"NAME: {' '.join(exc.messages)}") from None
         wallet_get(user=user)
         balance = chips_set(user=user, balance=chips_amount) if chips_amount is not None else None
         verb = "created" if created else "updated"

@@ -1,0 +1,184 @@
+"""Schemathesis against the live schema: no input is a server error, and every answer is what the
+schema says it is (status code, media type, body).
+
+On PostgreSQL the studio runs under uvicorn on the test database (tests.servers.studio_server: a
+subprocess, which can see it) with a table, an open round, a finished round with an incident, and
+a match in its lobby, and schemathesis's command line fuzzes every operation of /api/schema/ as
+each role would: anonymous, a player, a dealer and a supervisor (tokens from POST
+/api/auth/token/), seeded, at most 20 examples per operation and role (its fuzzing phase, valid
+and invalid data both), the four roles side by side. Each run's output is kept in
+test-artifacts/api-fuzz/. On SQLite (whose test database lives in this process) the same schema is
+fuzzed the same way in-process, through Django's WSGI handler (schemathesis's Python API).
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+import schemathesis
+from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
+from hypothesis import HealthCheck, Phase, given
+from hypothesis import seed as hypothesis_seed
+from hypothesis import settings as hypothesis_settings
+from hypothesis.errors import Unsatisfiable
+from schemathesis.checks import not_a_server_error
+from schemathesis.generation import GenerationMode
+from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance, status_code_conformance
+
+from accounts.tokens import token_issue
+from tests.conftest import make_user
+from tests.servers import studio_server
+
+
+PORTS = range(8180, 8190)
+SEED = 20261201
+MAX_EXAMPLES = 20  # per operation and role, against the live server
+IN_PROCESS_EXAMPLES = 10  # per operation and role, on real objects (one process: half the live run's)
+CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
+# Logging out revokes the very token the run fuzzes with (tests/accounts cover it).
+NOT_FUZZED = "/api/auth/logout/"
+ROLES = {"anonymous": None, "player": "player", "dealer": "dealer", "supervisor": "supervisor"}
+
+
+@pytest.fixture
+def _fast_passwords():
+    """Overrides the package's cheap test hasher: the users log in on the uvicorn process, which
+    has the real settings' hashers and could not check an MD5 hash."""
+
+
+def _world(dealer, alice, bob):
+    """Something for the ids to find: a table with an open round and bets on it, an incident on a
+    finished round, a match in its lobby."""
+    from bets.services import bet_place
+    from tables.incidents import incident_raise
+    from tables.matches import match_create, match_join
+    from tables.models import Incident, Table
+    from tables.services import card_deal, round_close_betting, round_open
+
+    first = Table.objects.create(name="Fuzz table", betting_seconds=600)
+    done = round_open(table_id=first.pk, joker="KS", dealer=dealer)
+    round_close_betting(round_id=done.pk, actor=dealer, reason="dealer")
+    card_deal(round_id=done.pk, card="KH", actor=dealer)  # Andar wins on the first card
+    incident_raise(round_id=done.pk, actor=dealer, kind="misread", notes="=1+1 looked odd")
+    live = Table.objects.create(name="-Live", betting_seconds=600)
+    rnd = round_open(table_id=live.pk, joker="QS", dealer=dealer)
+    bet_place(round_id=rnd.pk, player=alice, spot="andar", amount="20")
+    bet, _ = bet_place(round_id=rnd.pk, player=alice, spot="first_andar", amount="10")
+    match = match_create(creator=alice)
+    match_join(code=match.code, user=bob)
+    incident = Incident.objects.get(round=done)
+    return {"tables": live.pk, "rounds": rnd.pk, "matches": match.pk, "incidents": incident.pk, "bets": bet.pk,
+            "corrections": done.pk}
+
+
+def _token(url: str, name: str) -> str:
+    response = httpx.post(url + "/api/auth/token/", json={"username": name, "password": "pw-" + name}, timeout=30)
+    assert response.status_code == 200, response.text
+    return response.json()["token"]
+
+
+def _users() -> tuple[dict, dict]:
+    """The personas, and the ids of the world's objects by the path that names them."""
+    users = {"dealer": make_user("dealer", "dealer"), "supervisor": make_user("supervisor", "supervisor"),
+             "player": make_user("alice", "player", chips=1000)}
+    return users, _world(users["dealer"], users["player"], make_user("bob", "player", chips=1000))
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_schemathesis_finds_no_server_error_and_no_schema_violation(request, tmp_path):
+    users, _ = _users()
+    out = Path(request.config.rootpath) / "test-artifacts" / "api-fuzz"
+    out.mkdir(parents=True, exist_ok=True)
+    with studio_server(ports=PORTS, log_dir=out, name="fuzz") as url:
+        runs = {}
+        for role, persona in ROLES.items():
+            command = [sys.executable, "-m", "schemathesis.cli", "run", url + "/api/schema/", "--checks", CHECKS,
+                       "--phases", "examples,fuzzing", "--max-examples", str(MAX_EXAMPLES), "--seed", str(SEED),
+                       "--workers", "1", "--request-timeout", "30", "--warnings", "off", "--no-color", "--generation-database", "none",
+                       "--exclude-path", NOT_FUZZED]
+            if persona is not None:
+                command += ["--header", f"Authorization: Token {_token(url, users[persona].username)}"]
+            log = open(out / f"{role}.txt", "w")
+            runs[role] = (subprocess.Popen(command, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL), log)
+        failed = {}
+        for role, (proc, log) in runs.items():
+            try:
+                code = proc.wait(timeout=300)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                code = proc.wait()
+            log.close()
+            if code != 0:
+                failed[role] = (out / f"{role}.txt").read_text()[-6000:]
+    assert not failed, "\n\n".join(f"--- as {role} ---\n{text}" for role, text in failed.items())
+
+
+IN_PROCESS_CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+
+
+def _real_id(path: str, ids: dict) -> int:
+    """The id of a real object for an operation's {id}: corrections on the finished round, the rest by
+    the kind of object the path names (/api/rounds/{id}/bets/: the open round)."""
+    kind = "corrections" if "/corrections/" in path else path.split("/")[2]
+    return ids[kind]
+
+
+def _fuzz_in_process(schema, headers: dict, ids: dict, succeeded: set) -> list[str]:
+    """Every operation on real objects (its {id} one of the world's), valid and invalid data, seeded:
+    the failures; `succeeded` collects the operations that answered 2xx at least once."""
+    failures = []
+    for result in schema.get_all_operations():
+        operation = result.ok()
+        if operation.path == NOT_FUZZED:
+            continue
+        fixed = {"id": _real_id(operation.path, ids)} if "{id}" in operation.path else None
+        # Invalid data only where something is left to make invalid once the id is fixed (a body, a query
+        # parameter): elsewhere the live run's invalid ids cover it, and generation would only search.
+        invalid = len(operation.body) > 0 or len(operation.query) > 0
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE) if invalid else (GenerationMode.POSITIVE,):
+            @hypothesis_seed(SEED)
+            @hypothesis_settings(max_examples=IN_PROCESS_EXAMPLES // 2, deadline=None, database=None,
+                                 phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+            @given(case=operation.as_strategy(generation_mode=mode, path_parameters=fixed))
+            def run(case):
+                response = case.call_and_validate(headers=headers, checks=IN_PROCESS_CHECKS)
+                if response.status_code < 300:
+                    succeeded.add(case.operation.label)
+
+            try:
+                run()
+            except Unsatisfiable:  # nothing in the operation can be made invalid (no parameters, no body)
+                assert mode is GenerationMode.NEGATIVE, operation.label
+            except Exception as exc:  # a check's failure, with the case that reproduces it
+                failures.append(f"{operation.label} ({mode}): {exc}")
+    return failures
+
+
+@pytest.mark.django_db
+def test_schemathesis_on_real_objects_finds_no_server_error_and_no_schema_violation():
+    """The same checks in-process, through Django's WSGI handler (so on SQLite too), with every {id}
+    a real object (the open round, the match, the incident, a bet): the answers that succeed are
+    checked against the schema as well as the refusals. The test's database connection stays open
+    across requests, as Django's test client keeps it."""
+    users, ids = _users()
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        schema = schemathesis.openapi.from_wsgi("/api/schema/", WSGIHandler())
+        failed, succeeded = {}, set()
+        for role, persona in ROLES.items():
+            headers = {} if persona is None else {"Authorization": "Token " + token_issue(user=users[persona]).key}
+            failures = _fuzz_in_process(schema, headers, ids, succeeded)
+            if failures:
+                failed[role] = failures
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+    assert not failed, "\n\n".join(f"--- as {role} ---\n" + "\n".join(f[:3000] for f in fs) for role, fs in failed.items())
+    assert len(succeeded) >= 20, sorted(succeeded)  # the real objects were reached: most operations answered 2xx (28 of 39 seen)
