@@ -78,3 +78,23 @@ def studio_server(*, ports: range, log_dir: Path, name: str, **env_extra: str):
             yield url
         finally:
             stop(proc)
+
+
+@contextlib.contextmanager
+def celery_process(args: list[str], log_path: Path, ready_text: str, **env_extra: str):
+    """`python -m celery -A studio ARGS` on the test database, tasks through Celery; yields the
+    process once its log says `ready_text`, and stops it on the way out."""
+    env = {**os.environ, "DATABASE_URL": db_url_of_tests(), "REDIS_URL": settings.REDIS_URL,
+           "DJANGO_SETTINGS_MODULE": "studio.settings", "TASK_RUNNER": "celery", "INPROCESS_TIMERS": "0", **env_extra}
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "celery", "-A", "studio", *args], cwd=settings.BASE_DIR, env=env,
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 30
+            while ready_text not in log_path.read_text():
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"celery {args[0]} did not start:\n{log_path.read_text()[-3000:]}")
+                time.sleep(0.05)
+            yield proc
+        finally:
+            stop(proc)

@@ -1,18 +1,14 @@
 """/readyz names each part the studio needs and answers 503 when one is down: a REAL Celery worker
 and beat on Redis are seen through the heartbeat beat sends (studio.celery); without them, or once
 beat stops, readiness says which. Embedded mode reports the in-process timer instead."""
-import os
-import subprocess
-import sys
 import time
 import uuid
 
 import pytest
 from django.conf import settings as dj_settings
 
-from tests.servers import db_url_of_tests
+from tests.servers import celery_process
 
-STARTUP_TIMEOUT = 30
 
 
 def readyz(client):
@@ -63,31 +59,6 @@ def test_redis_down_is_named(client, settings):
     assert parts["worker"] == parts["beat"] == {"ok": False, "error": "unknown: Redis is down"}
 
 
-def _start(args, log_path, ready_text, prefix):
-    env = {**os.environ, "DATABASE_URL": db_url_of_tests(), "REDIS_URL": dj_settings.REDIS_URL, "CHANNELS_PREFIX": prefix,
-           "DJANGO_SETTINGS_MODULE": "studio.settings", "TASK_RUNNER": "celery", "INPROCESS_TIMERS": "0", "HEARTBEAT_SECONDS": "0.5"}
-    log = open(log_path, "w")
-    proc = subprocess.Popen([sys.executable, "-m", "celery", "-A", "studio", *args], cwd=dj_settings.BASE_DIR, env=env,
-                            stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while ready_text not in log_path.read_text():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            _stop(proc)
-            pytest.fail(f"celery {args[0]} did not start:\n{log_path.read_text()[-3000:]}")
-        time.sleep(0.05)
-    return proc
-
-
-def _stop(proc):
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-
-
 def _poll(client, until, timeout=30):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -105,17 +76,12 @@ def test_a_real_worker_and_beat_are_seen_and_a_stopped_beat_is_named(client, set
     prefix = f"ready-{uuid.uuid4().hex[:8]}"
     settings.TASK_RUNNER, settings.REDIS_PREFIX, settings.READY_MAX_AGE = "celery", prefix, 5
     assert not readyz(client)["worker"]["ok"]
-    worker = _start(["worker", "-l", "info", "--pool", "solo", "-n", f"ready-{prefix}@%h", "--without-gossip", "--without-mingle",
-                     "--without-heartbeat"], tmp_path / "worker.log", " ready.", prefix)
-    try:
-        beat = _start(["beat", "-l", "info", "-s", str(tmp_path / "schedule"), "--pidfile", str(tmp_path / "beat.pid")],
-                      tmp_path / "beat.log", "beat: Starting", prefix)
-        try:
+    env = {"CHANNELS_PREFIX": prefix, "HEARTBEAT_SECONDS": "0.5"}
+    with celery_process(["worker", "-l", "info", "--pool", "solo", "-n", f"ready-{prefix}@%h", "--without-gossip", "--without-mingle",
+                         "--without-heartbeat"], tmp_path / "worker.log", " ready.", **env):
+        with celery_process(["beat", "-l", "info", "-s", str(tmp_path / "schedule"), "--pidfile", str(tmp_path / "beat.pid")],
+                            tmp_path / "beat.log", "beat: Starting", **env):
             parts = _poll(client, lambda parts: all(part["ok"] for part in parts.values()))
             assert set(parts) == {"database", "redis", "worker", "beat"}
-        finally:
-            _stop(beat)
         parts = _poll(client, lambda parts: not parts["beat"]["ok"])
         assert "not seen for" in parts["beat"]["error"]
-    finally:
-        _stop(worker)

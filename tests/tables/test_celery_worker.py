@@ -1,53 +1,21 @@
 """A REAL Celery worker (and beat) on Redis and the test PostgreSQL database: the timed task closes a
 round's betting within a second of closes_at, settlement runs on the worker, and the beat sweep
 closes a round whose task was never sent."""
-import os
-import subprocess
-import sys
 import time
 import uuid
 from datetime import timedelta
 from decimal import Decimal
 
 import pytest
-from django.conf import settings as dj_settings
 from django.utils import timezone
 
 from tables.models import Round, RoundEvent
-from tests.servers import db_url_of_tests
+from tests.servers import celery_process
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
-STARTUP_TIMEOUT = 30
 
 
-
-
-def _start(args, log_path, ready_text):
-    """Start `python -m celery -A studio ARGS` on the test database; wait until its log says it is ready."""
-    env = {**os.environ, "DATABASE_URL": db_url_of_tests(), "REDIS_URL": dj_settings.REDIS_URL,
-           "DJANGO_SETTINGS_MODULE": "studio.settings", "TASK_RUNNER": "celery",
-           "INPROCESS_TIMERS": "0"}
-    log = open(log_path, "w")
-    proc = subprocess.Popen([sys.executable, "-m", "celery", "-A", "studio", *args], cwd=dj_settings.BASE_DIR, env=env,
-                            stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while ready_text not in log_path.read_text():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            _stop(proc)
-            pytest.fail(f"celery {args[0]} did not start:\n{log_path.read_text()[-3000:]}")
-        time.sleep(0.05)
-    return proc
-
-
-def _stop(proc):
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
 
 
 @pytest.fixture(scope="module")
@@ -57,23 +25,17 @@ def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory):
 
     app.control.purge()
     log_path = tmp_path_factory.mktemp("celery") / "worker.log"
-    proc = _start(["worker", "-l", "info", "--pool", "solo", "-n", f"rounds-{uuid.uuid4().hex[:8]}@%h",
-                   "--without-gossip", "--without-mingle", "--without-heartbeat"], log_path, " ready.")
-    try:
+    with celery_process(["worker", "-l", "info", "--pool", "solo", "-n", f"rounds-{uuid.uuid4().hex[:8]}@%h",
+                         "--without-gossip", "--without-mingle", "--without-heartbeat"], log_path, " ready."):
         yield log_path
-    finally:
-        _stop(proc)
 
 
 @pytest.fixture
 def celery_beat(celery_worker, tmp_path):
     log_path = tmp_path / "beat.log"
-    proc = _start(["beat", "-l", "info", "-s", str(tmp_path / "schedule"), "--pidfile", str(tmp_path / "beat.pid")],
-                  log_path, "beat: Starting")
-    try:
+    with celery_process(["beat", "-l", "info", "-s", str(tmp_path / "schedule"), "--pidfile", str(tmp_path / "beat.pid")],
+                        log_path, "beat: Starting"):
         yield log_path
-    finally:
-        _stop(proc)
 
 
 def wait_for(round_id, status, timeout):
