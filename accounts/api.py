@@ -26,8 +26,8 @@ class TokenObtainView(APIView):
     authentication_classes = []
 
     class Input(serializers.Serializer):
-        username = serializers.CharField()
-        password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
+        username = serializers.CharField(max_length=150)  # the username field's own limit
+        password = serializers.CharField(max_length=4096, style={"input_type": "password"}, trim_whitespace=False)  # a longer one is no password, only hashing work
 
         class Meta:
             ref_name = "Login"

@@ -145,3 +145,9 @@ def test_behind_a_proxy_the_lockout_keys_on_the_address_the_proxy_saw(dealer, se
     assert via_proxy("pw-dealer", HERE).status_code == 429
     assert via_proxy("pw-dealer", ELSEWHERE).status_code == 200  # the dealer's own address, through the same proxy
     assert via_proxy("pw-dealer", "not-an-address").status_code == 200  # the proxy's own address, not a 500
+
+
+def test_an_oversized_login_is_a_field_error_and_no_hashing_work(anon_api, dealer):
+    for body, field in (({"username": "dealer", "password": "x" * 5000}, "password"), ({"username": "d" * 200, "password": "pw"}, "username")):
+        response = anon_api.post("/api/auth/token/", body, format="json")
+        assert response.status_code == 400 and field in response.json()["fields"], response.content
