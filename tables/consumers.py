@@ -33,6 +33,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from accounts.tokens import token_user
 from studio import access, metrics
 
+from .access import table_visible
 from .stream import table_group, user_group
 
 log = logging.getLogger(__name__)
@@ -187,8 +188,6 @@ def _user_from_token(key: str):
 
 @database_sync_to_async
 def _visible(table_id: int, user) -> bool:
-    from .access import table_visible
-
     return table_visible(table_id=table_id, user=user)
 
 
