@@ -11,7 +11,7 @@ from studio.errors import ApplicationError, invalid
 from studio.money import parse_amount
 from tables import stream
 from tables.access import require_round_visible
-from tables.engine import offered_spots
+from engine import offered_spots
 from tables.models import Round
 from tables.selectors import round_config
 
@@ -52,7 +52,7 @@ def bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str 
               via_match: bool = False, seen: BetContext | None = None) -> tuple[Bet, bool]:
     """Returns (bet, created), bet.balance being the wallet's balance after it. The same idempotency key
     returns the same bet, never a second debit.
-    At a match table bets go through the match (tables.matches.match_bet), which passes via_match.
+    At a match table bets go through the match (matches.services.match_bet), which passes via_match.
     `seen`: the bet's context already read without locks (bets.fast reads it with the token)."""
     try:
         return _bet_place(round_id=round_id, player=player, spot=spot, amount=amount, idempotency_key=idempotency_key,

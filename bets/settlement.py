@@ -17,7 +17,7 @@ from django.utils import timezone
 from studio import metrics
 from studio.money import from_minor, to_minor
 from tables import stream
-from tables.engine import spot_odds_for
+from engine import spot_odds_for
 from tables.models import Round
 from tables.selectors import round_config, round_deal, round_totals
 from tables.transitions import transition
@@ -136,7 +136,7 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
 
     transaction.on_commit(counted)
     stream.table_event(rnd.table_id, "round.settled", rnd.pk, winner=rnd.winner, totals=round_totals(rnd), version=version)
-    from tables.matches import on_round_settled
+    from matches.services import on_round_settled
 
     on_round_settled(rnd)
     transaction.on_commit(lambda: notify_players(round_id=round_id))

@@ -1,6 +1,6 @@
 """Benchmark (issue 4): POST /api/rounds/{id}/bets/ under 50 concurrent clients over HTTP.
 
-The production server setup (scripts/serve.py --no-celery --workers 2: uvicorn studio.asgi:application,
+The production server setup (scripts/serve.py --no-celery --workers 2: uvicorn web.asgi:application,
 DEBUG=0, a SECRET_KEY, PostgreSQL, REDIS_URL so the bet.placed messages go to Redis; no Celery worker
 is needed) serves one round with a long betting window and a big max_bet. 5,000 players with plenty
 of chips (so that each places a few bets in the round, as at a real table, not dozens) are shared out among the clients (each client cycles its own players, so no two requests

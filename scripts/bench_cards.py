@@ -3,7 +3,7 @@
 A dealer opens a round, closes betting and posts the cards of a freshly shuffled pack until the
 match, round after round, until --cards cards were dealt. Measured twice:
   * over HTTP against the production server setup (scripts/serve.py --no-celery: uvicorn
-    studio.asgi:application, DEBUG=0, a SECRET_KEY, PostgreSQL, REDIS_URL so broadcasts go to Redis);
+    web.asgi:application, DEBUG=0, a SECRET_KEY, PostgreSQL, REDIS_URL so broadcasts go to Redis);
   * in-process through tables.services.card_deal: the floor, no HTTP.
 Only the card POSTs (card_deal calls) are timed; one warm-up round of each is not counted.
 
@@ -35,7 +35,7 @@ TARGET_P99_MS = 20.0
 
 def shuffled_rounds(rng: random.Random):
     """Endless (joker, cards) pairs: a fresh 52-card pack per round, its first card the joker."""
-    from tables.engine import FULL_PACK
+    from engine import FULL_PACK
 
     while True:
         pack = [str(c) for c in FULL_PACK]

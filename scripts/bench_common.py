@@ -134,7 +134,7 @@ def _children(pid: int) -> set[int]:
 
 
 class Server:
-    """`scripts/serve.py --no-celery` (uvicorn studio.asgi:application) on a free port of 127.0.0.1."""
+    """`scripts/serve.py --no-celery` (uvicorn web.asgi:application) on a free port of 127.0.0.1."""
 
     def __init__(self, env: dict[str, str], workers: int = 1):
         self.env, self.workers = env, workers

@@ -44,7 +44,7 @@ JOKER, DEAL = "KS", ["AC", "QS", "8D", "7C", "JH", "2H", "KD"]
 
 def choose_bets(rng: random.Random, players: int, per_player: int, config) -> list[tuple[int, str, int]]:
     """(player index, spot, amount): one main side and side bets, at most the table's 500 a round."""
-    from tables.engine import offered_spots
+    from engine import offered_spots
 
     sides = [s for s in offered_spots(config) if s not in ("andar", "bahar")]
     bets = []
@@ -126,7 +126,7 @@ def settle_naive(round_id: int, limit: int | None) -> dict:
 
     from bets.ledger import house_account
     from bets.models import Account, Bet, LedgerEntry
-    from tables.engine import bet_result
+    from engine import bet_result
     from tables.models import Round
     from tables.selectors import round_config, round_deal
 
@@ -163,7 +163,7 @@ def verify(round_id: int, bets_expected: int) -> list[list[str]]:
 
     from bets.models import Bet, LedgerEntry
     from studio.money import from_minor
-    from tables.engine import bet_result
+    from engine import bet_result
     from tables.models import Round
     from tables.selectors import round_config, round_deal
 

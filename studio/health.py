@@ -1,4 +1,4 @@
-"""What operators and load balancers ask beyond /healthz (studio.pages: the database answers):
+"""What operators and load balancers ask beyond /healthz (web.pages: the database answers):
 /readyz (every part the studio needs, by name) and /metrics (Prometheus, for the metrics token or
 allowed addresses)."""
 from __future__ import annotations

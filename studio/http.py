@@ -5,7 +5,7 @@ request and response halves and the view through `sync_to_async`, about 30 threa
 each in a new thread with a new database connection. Here the whole request runs in one thread of a
 fixed pool (`HTTP_THREADS` per process), start to finish, as under a WSGI server: the thread keeps
 its database connection between requests and a request costs a fraction of the CPU. WebSockets stay
-on Channels (studio/asgi.py). The body is read on the event loop before the thread is taken, so a
+on Channels (web/asgi.py). The body is read on the event loop before the thread is taken, so a
 slow client never holds a thread; a response goes back in one message, or chunk by chunk when it
 streams (the CSV export). A streamed chunk the client does not take within `HTTP_SEND_TIMEOUT`
 seconds (a client that stopped reading, its buffers full) ends the response and frees the thread.

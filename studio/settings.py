@@ -45,6 +45,10 @@ INSTALLED_APPS = [
     "accounts",
     "tables",
     "bets",
+    "incidents",
+    "matches",
+    "virtual",
+    "web",
 ]
 
 MIDDLEWARE = [
@@ -62,7 +66,7 @@ MIDDLEWARE = [
     "studio.errors.BusyMiddleware",  # a view that cannot get a connection, a lock or its statement in time: JSON 503
 ]
 
-ROOT_URLCONF = "studio.urls"
+ROOT_URLCONF = "web.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
@@ -78,7 +82,7 @@ TEMPLATES = [
     },
 ]
 WSGI_APPLICATION = None
-ASGI_APPLICATION = "studio.asgi.application"
+ASGI_APPLICATION = "web.asgi.application"
 
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
@@ -253,7 +257,7 @@ LOGGING = {
 }
 
 # "celery" sends tasks to the broker; "inprocess" runs them in this process (embedded mode).
-# Unfinished (lobby or running) matches one user may have created at once (tables.matches).
+# Unfinished (lobby or running) matches one user may have created at once (matches.services).
 MATCHES_PER_PLAYER = env_int("MATCHES_PER_PLAYER", 3)
 
 TASK_RUNNER = env_str("TASK_RUNNER", "celery" if REDIS_URL else "inprocess")

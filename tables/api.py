@@ -10,7 +10,7 @@ from studio.roles import IsDealer, IsSupervisor
 
 from . import services
 from .access import round_or_404, table_or_404, visible_tables, with_driver
-from .engine import odds, percent4
+from engine import odds, percent4
 from .models import Round, RoundEvent
 from .selectors import round_current, round_detail
 from .snapshot import table_snapshot

@@ -44,7 +44,7 @@ class Table(models.Model):
     betting_seconds = models.PositiveIntegerField(default=15)
     # A private table (a friends' match) is listed only to its players and supervisors.
     is_private = models.BooleanField(default=False)
-    # Virtual dealer (tables.virtual): the server shuffles, opens, closes and deals at this pace.
+    # Virtual dealer (virtual.dealer): the server shuffles, opens, closes and deals at this pace.
     virtual_dealer = models.BooleanField(default=False)
     deal_interval_ms = models.PositiveIntegerField(default=1200, help_text="Virtual dealer: pause between two cards.")
     round_gap_ms = models.PositiveIntegerField(default=4000, help_text="Virtual dealer: pause between two rounds.")
@@ -64,7 +64,7 @@ class Table(models.Model):
         return self.name
 
     def engine_config(self):
-        from .engine import TableConfig
+        from engine import TableConfig
 
         return TableConfig.from_dict(self.config_dict())
 
@@ -92,7 +92,7 @@ class Table(models.Model):
         }
 
     def clean(self):
-        from .engine import EngineError
+        from engine import EngineError
 
         try:
             refuse_control_characters(self.name)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from .engine import Deal, TableConfig, offered_spots, parse_card, payout_table
+from engine import Deal, TableConfig, offered_spots, parse_card, payout_table
 from .models import DealtCard, Round, Table
 
 CONFIG_KEYS = ("first_card", "mode", "commission", "side_bets", "card_count_paytable", "chip_unit")

@@ -9,7 +9,7 @@ from studio.fields import AmountDecimalField
 from studio.validators import refuse_control_characters
 
 from .access import DRIVERS, table_driver
-from .engine import SIDE_BETS, EngineError, TableConfig
+from engine import SIDE_BETS, EngineError, TableConfig
 from .models import Table
 
 

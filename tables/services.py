@@ -13,7 +13,7 @@ from studio.scheduling import enqueue_on_commit
 
 from . import stream
 from .access import PERSON, require_round_driver, require_table_driver
-from .engine import Deal, DealFinished, DuplicateCard, InvalidCard, parse_card
+from engine import Deal, DealFinished, DuplicateCard, InvalidCard, parse_card
 from .models import DealtCard, Round, Table
 from .selectors import round_deal, round_spots
 from .transitions import audit, transition

@@ -6,4 +6,4 @@ def boom(request):
     raise RuntimeError("an unexpected failure inside a view")
 
 
-urlpatterns = [path("boom/", boom), path("", include("studio.urls"))]
+urlpatterns = [path("boom/", boom), path("", include("web.urls"))]

@@ -59,7 +59,7 @@ def studio_server(*, ports: range, log_dir: Path, name: str, **env_extra: str):
     log_path = log_dir / "server.log"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "studio.asgi:application", "--host", "127.0.0.1", "--port", str(port),
+            [sys.executable, "-m", "uvicorn", "web.asgi:application", "--host", "127.0.0.1", "--port", str(port),
              "--ws-per-message-deflate", "false", "--lifespan", "off"],
             cwd=Path(settings.BASE_DIR), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )

@@ -150,7 +150,7 @@ def test_the_export_neutralises_formulas_and_keeps_numbers(supervisor_api, make_
 
 
 def test_a_negative_amount_stays_a_number_in_the_export():
-    from tables.incidents_api import csv_cell
+    from incidents.api import csv_cell
 
     assert [csv_cell(v) for v in ["-40.00", "-5", 7, "-", "-x", "\tx", "\rx", "=1", "a=1"]] == \
         ["-40.00", "-5", 7, "'-", "'-x", "'\tx", "'\rx", "'=1", "a=1"]

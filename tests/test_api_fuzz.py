@@ -55,8 +55,8 @@ def _world(dealer, alice, bob):
     """Something for the ids to find: a table with an open round and bets on it, an incident on a
     finished round, a match in its lobby."""
     from bets.services import bet_place
-    from tables.incidents import incident_raise
-    from tables.matches import match_create, match_join
+    from incidents.services import incident_raise
+    from matches.services import match_create, match_join
     from tables.models import Incident, Table
     from tables.services import card_deal, round_close_betting, round_open
 

@@ -24,7 +24,7 @@ def unit(name: str) -> configparser.ConfigParser:
 
 
 def program(argv: list[str]) -> list[str]:
-    """What a command runs, without the interpreter's path and the options' values: `-m uvicorn studio.asgi:application`."""
+    """What a command runs, without the interpreter's path and the options' values: `-m uvicorn web.asgi:application`."""
     start = next(i for i, arg in enumerate(argv) if arg in ("-m", "manage.py"))
     return argv[start:start + 3]
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from bets.ledger import chips_issue, wallet_get
 from bets.models import LedgerEntry
-from tables.engine import parse_card
+from engine import parse_card
 from tables.models import DealtCard, Round
 from tables.selectors import round_deal
 

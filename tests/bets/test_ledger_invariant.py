@@ -23,7 +23,7 @@ from bets.models import Account, LedgerEntry
 from bets.services import bet_cancel, bet_place, bet_repeat
 from bets.settlement import round_settle
 from studio.errors import ApplicationError
-from tables.engine import FULL_PACK, bet_result, offered_spots
+from engine import FULL_PACK, bet_result, offered_spots
 from tables.models import Round, Table
 from tables.selectors import round_config, round_deal
 from tables.services import card_deal, round_close_betting, round_open

@@ -12,7 +12,7 @@ from bets.models import Bet, LedgerEntry
 from bets.services import bet_place
 from bets.settlement import round_settle
 from bets.tasks import settle_round
-from tables.engine import bet_result, offered_spots
+from engine import bet_result, offered_spots
 from tables.models import Round
 from tables.selectors import round_config, round_deal
 from tables.services import round_close_betting, round_open

@@ -21,7 +21,7 @@ import pytest
 from playwright.sync_api import expect
 
 from bets.models import Bet
-from tables.matches import balances
+from matches.services import balances
 from tables.models import DealtCard, Match, Round, Table
 
 from tests.servers import studio_server

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tables.engine import FULL_PACK, Card, EngineError, InvalidCard, Rank, Suit, parse_card
+from engine import FULL_PACK, Card, EngineError, InvalidCard, Rank, Suit, parse_card
 
 FAST = settings(max_examples=200, deadline=None, database=None)
 

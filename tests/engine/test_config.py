@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tables.engine import PAYTABLES, FirstCard, InvalidConfig, Mode, Paytable, Side, TableConfig
+from engine import PAYTABLES, FirstCard, InvalidConfig, Mode, Paytable, Side, TableConfig
 
 FAST = settings(max_examples=100, deadline=None, database=None)
 

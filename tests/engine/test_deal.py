@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tables.engine import (
+from engine import (
     FULL_PACK,
     DealFinished,
     Deal,
@@ -16,7 +16,7 @@ from tables.engine import (
     parse_card,
     three_card_hand,
 )
-from tables.engine.deal import _check_next
+from engine.deal import _check_next
 
 FAST = settings(max_examples=300, deadline=None, database=None)
 ANDAR, BAHAR = Side.ANDAR, Side.BAHAR

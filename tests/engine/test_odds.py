@@ -8,7 +8,7 @@ from itertools import product
 
 import pytest
 
-from tables.engine import (
+from engine import (
     FULL_PACK,
     PAYTABLES,
     Deal,
@@ -22,8 +22,8 @@ from tables.engine import (
     offered_spots,
     percent4,
 )
-from tables.engine.odds import outcome_classes, three_card_counts
-from tables.engine.spots import count_spot_for
+from engine.odds import outcome_classes, three_card_counts
+from engine.spots import count_spot_for
 
 F = Fraction
 ALL_CONFIGS = [

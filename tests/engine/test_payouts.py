@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tables.engine import (
+from engine import (
     FULL_PACK,
     BetResult,
     Deal,

@@ -13,7 +13,7 @@ from django.db.models import Sum
 from bets.ledger import chips_issue, mint_account, wallet_get
 from bets.models import Account, Bet, LedgerEntry
 from bets.services import bet_place
-from tables import incidents
+from incidents import services as incidents
 from tables.models import DealtCard, Round
 from tables.services import card_deal, round_close_betting, round_open
 

@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 from bets.settlement import round_settle
-from tables import incidents
+from incidents import services as incidents
 
 from .conftest import close, deal, open_round, place, raise_incident
 

@@ -18,8 +18,8 @@ from bets.models import Bet, LedgerEntry
 from bets.services import bet_cancel
 from bets.settlement import round_settle
 from studio.errors import ApplicationError
-from tables import incidents
-from tables.engine import FULL_PACK, bet_result, offered_spots, parse_card
+from incidents import services as incidents
+from engine import FULL_PACK, bet_result, offered_spots, parse_card
 from tables.models import DealtCard, Incident, Round
 from tables.selectors import round_config, round_deal
 from tables.services import card_deal, round_close_betting, round_open

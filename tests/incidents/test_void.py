@@ -14,7 +14,8 @@ from django.db import connection
 from bets.models import Bet, LedgerEntry
 from bets.settlement import round_resettle, round_settle
 from studio.errors import ApplicationError
-from tables import incidents, stream
+from tables import stream
+from incidents import services as incidents
 from tables.models import Incident
 from tables.transitions import check_transition
 

@@ -14,8 +14,8 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from bets.models import Account, LedgerEntry
-from tables import virtual
-from tables.engine import FULL_PACK, parse_card
+from virtual import dealer as virtual
+from engine import FULL_PACK, parse_card
 from tables.models import Match, Round, Table
 
 D = Decimal

@@ -8,7 +8,7 @@ from django.db import connections
 from accounts.tokens import token_issue
 
 from studio.errors import ApplicationError
-from tables.matches import match_create
+from matches.services import match_create
 from tables.models import Match, Table
 from tests.bets.test_concurrency import in_parallel
 from tests.servers import studio_server

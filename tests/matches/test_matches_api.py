@@ -12,7 +12,8 @@ from channels.layers import get_channel_layer
 from django.db import connections
 
 from bets.models import Account, Bet, LedgerEntry
-from tables import services, virtual
+from tables import services
+from virtual import dealer as virtual
 from tables.models import Match, Round, Table
 from tables.stream import table_group
 from tests.conftest import client_for, make_user
@@ -425,7 +426,7 @@ def test_a_round_voided_during_betting_is_refunded_in_match_chips_and_does_not_c
 
 @whole_match
 def test_voiding_a_settled_round_takes_back_its_wins_and_its_count(alice_api, bob_api, supervisor):
-    from tables import incidents
+    from incidents import services as incidents
 
     play = MatchPlay.start({"alice": alice_api, "bob": bob_api}, scoring="points")
     rnd = play.play("andar", alice=("andar", 100), bob=("bahar", 50))

@@ -1,4 +1,4 @@
-"""Helpers of the stream tests: watchers on the real ASGI app (studio.asgi.application) through
+"""Helpers of the stream tests: watchers on the real ASGI app (web.asgi.application) through
 WebsocketCommunicator, and a round played through the real API views."""
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ except ModuleNotFoundError:  # channels.testing imports daphne for its live-serv
     sys.modules["channels.testing.live"] = types.SimpleNamespace(ChannelsLiveServerTestCase=None)
     from channels.testing import WebsocketCommunicator
 
-from studio.asgi import application
+from web.asgi import application
 
 TIMEOUT = 10  # generous: the whole suite shares two cores
 ORIGIN = [(b"origin", b"http://testserver"), (b"host", b"testserver")]

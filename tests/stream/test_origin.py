@@ -8,7 +8,7 @@ import pytest
 import websockets
 from accounts.tokens import token_issue
 
-from studio.asgi import application
+from web.asgi import application
 from tests.servers import studio_server
 
 from .conftest import TIMEOUT, WebsocketCommunicator

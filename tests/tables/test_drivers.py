@@ -8,7 +8,8 @@ import pytest
 from django.utils import timezone
 
 from studio.errors import ApplicationError
-from tables import services, virtual
+from tables import services
+from virtual import dealer as virtual
 from tables.models import DealtCard, Round, RoundEvent
 from tests.matches.play import MatchPlay, pack_for
 

@@ -5,8 +5,8 @@ from fractions import Fraction
 
 import pytest
 
-from tables import virtual
-from tables.engine import PAYTABLES, Paytable, TableConfig, odds
+from virtual import dealer as virtual
+from engine import PAYTABLES, Paytable, TableConfig, odds
 from tables.models import DealtCard, Round
 
 # Chi-square critical values at significance 0.001 (NIST/SEMATECH e-Handbook, table 1.3.6.7.4).

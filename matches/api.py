@@ -11,9 +11,9 @@ from studio.errors import ApplicationError
 from studio.fields import AmountField
 from studio.roles import SUPERVISOR, has_role
 
-from . import matches
-from .access import match_visible
-from .models import Match, MatchPlayer, Round
+from . import services as matches
+from tables.access import match_visible
+from tables.models import Match, MatchPlayer, Round
 
 
 class CreateInput(serializers.Serializer):

@@ -8,7 +8,7 @@ from django.views.decorators.cache import never_cache
 from accounts.tokens import page_token
 from tables.access import match_visible, visible_tables
 
-from .roles import DEALER, PLAYER, SUPERVISOR, has_role, roles_of
+from studio.roles import DEALER, PLAYER, SUPERVISOR, has_role, roles_of
 
 
 def home(request):
@@ -67,7 +67,7 @@ def matches(request):
 def match_join_link(request, code):
     """The link a player shares: joins (if possible) and opens the match."""
     from studio.errors import ApplicationError
-    from tables.matches import match_join
+    from matches.services import match_join
 
     try:
         match = match_join(code=code, user=request.user)

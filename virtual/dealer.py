@@ -25,11 +25,11 @@ from django.utils import timezone
 from studio.errors import ApplicationError
 from studio.roles import DEALER
 
-from .engine import FULL_PACK
-from .models import Round, Table
-from .selectors import round_latest
-from .access import VIRTUAL
-from .services import card_deal, round_close_betting, round_open
+from engine import FULL_PACK
+from tables.models import Round, Table
+from tables.selectors import round_latest
+from tables.access import VIRTUAL
+from tables.services import card_deal, round_close_betting, round_open
 
 log = logging.getLogger(__name__)
 S = Round.Status

@@ -3,13 +3,17 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import converters, health, pages  # noqa: F401  (converters registers <id:...>)
-from .errors import api_not_found
+from studio import converters, health  # noqa: F401  (converters registers <id:...>)
+
+from . import pages
+from studio.errors import api_not_found
 
 urlpatterns = [
     # The busiest routes first: Django tries the patterns in order (a bet used to be tried against 44).
     path("api/", include("bets.urls")),
     path("api/", include("tables.urls")),
+    path("api/", include("incidents.urls")),
+    path("api/", include("matches.urls")),
     path("api/", include("accounts.urls")),
     path("healthz", pages.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),

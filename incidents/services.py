@@ -13,13 +13,13 @@ from studio.errors import ApplicationError, invalid
 from studio.roles import SUPERVISOR, has_role
 from studio.scheduling import enqueue_on_commit
 
-from . import stream
-from .access import PERSON, require_round_driver, require_round_visible, round_driver
-from .engine import EngineError
-from .models import DealtCard, Incident, Round
-from .selectors import round_deal
-from .services import parse_card_field
-from .transitions import audit, transition
+from tables import stream
+from tables.access import PERSON, require_round_driver, require_round_visible, round_driver
+from engine import EngineError
+from tables.models import DealtCard, Incident, Round
+from tables.selectors import round_deal
+from tables.services import parse_card_field
+from tables.transitions import audit, transition
 
 S = Round.Status
 PAUSABLE = (S.BETTING, S.DEALING)
@@ -119,7 +119,7 @@ def incident_resume(*, incident_id: int, actor, resolution: str = "") -> Round:
         rnd.refresh_from_db()
         stream.table_event(rnd.table_id, "round.resumed", rnd.pk, status=to, closes_at=rnd.closes_at.isoformat())
         if to == S.BETTING:
-            from .tasks import close_betting
+            from tables.tasks import close_betting
 
             enqueue_on_commit(close_betting, rnd.pk, eta=rnd.closes_at)
         elif round_deal(rnd).outcome is not None:
@@ -160,7 +160,7 @@ def incident_void(*, incident_id: int, actor, reason: str) -> Round:
             status=Incident.Status.VOIDED, resolved_at=timezone.now(), resolved_by=actor, resolution=f"round voided: {reason}")
         stream.table_event(rnd.table_id, "round.voided", rnd.pk, reason=reason, **totals)
         rnd.refresh_from_db()
-        from .matches import on_round_voided
+        from matches.services import on_round_voided
 
         on_round_voided(rnd)
         return rnd

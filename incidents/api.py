@@ -17,11 +17,11 @@ from studio.errors import ApplicationError
 from studio.money import MoneyField
 from studio.roles import IsDealer, IsSupervisor
 
-from . import incidents
-from .access import require_round_visible, round_or_404
-from .models import Incident, Round
-from .selectors import round_detail
-from .serializers import RoundSerializer
+from . import services as incidents
+from tables.access import require_round_visible, round_or_404
+from tables.models import Incident, Round
+from tables.selectors import round_detail
+from tables.serializers import RoundSerializer
 
 
 class IncidentSerializer(serializers.ModelSerializer):

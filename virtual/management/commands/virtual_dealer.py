@@ -2,7 +2,7 @@
 a second one is harmless). With REDIS_URL its broadcasts reach every server process."""
 from django.core.management.base import BaseCommand
 
-from tables import virtual
+from virtual import dealer as virtual
 
 
 class Command(BaseCommand):

@@ -19,9 +19,9 @@ from django.utils import timezone
 from studio.errors import ApplicationError, invalid
 from studio.roles import PLAYER, SUPERVISOR, has_role
 
-from . import stream
-from .access import MATCH, match_visible
-from .models import Match, MatchPlayer, Round, Table
+from tables import stream
+from tables.access import MATCH, match_visible
+from tables.models import Match, MatchPlayer, Round, Table
 
 START_CHIPS = Decimal("1000")
 MAX_PLAYERS, MIN_PLAYERS = 6, 2
@@ -203,7 +203,7 @@ def _done(match: Match, player: MatchPlayer, rnd: Round) -> None:
 
 def close_if_everyone_is_done(*, match_id: int, round_id: int) -> bool:
     """Betting ends early once every player with chips has bet or sat out."""
-    from .services import round_close_betting
+    from tables.services import round_close_betting
 
     match = Match.objects.get(pk=match_id)
     active = active_players(match)
