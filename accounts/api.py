@@ -7,7 +7,7 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from studio.errors import ApplicationError
+from studio.errors import InvalidInput
 from studio.roles import IsSupervisor
 
 from .lockouts import TooManyAttempts, lockout_clear, lockouts_current
@@ -39,7 +39,7 @@ class TokenObtainView(APIView):
         if user is None:
             if getattr(request, "axes_locked_out", False):  # set by django-axes on the request it was given
                 raise TooManyAttempts()
-            raise ApplicationError("Wrong username or password.", code="bad_credentials", status=400,
+            raise InvalidInput("Wrong username or password.", code="bad_credentials",
                                    fields={"password": ["Wrong username or password."]})
         user_logged_in.send(sender=type(user), request=request, user=user)  # as a session login does: axes resets the failures
         token = token_issue(user=user)

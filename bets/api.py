@@ -8,7 +8,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from studio.errors import ApplicationError
+from studio.errors import InvalidInput, NotAllowed, NotFound
 from studio.roles import SUPERVISOR, IsPlayer, has_role, roles_of
 from tables.access import round_or_404
 from tables.serializers import money_field
@@ -56,7 +56,7 @@ class LedgerView(generics.ListAPIView):
         name = query.validated_data.get("player")
         if name and name != user.username:
             if not has_role(user, SUPERVISOR):
-                raise ApplicationError("Only a supervisor may see another player's ledger.", code="permission_denied", status=403)
+                raise NotAllowed("Only a supervisor may see another player's ledger.", code="permission_denied")
             user = get_object_or_404(get_user_model(), username=name)
         return LedgerEntry.objects.filter(account__user=user, account__kind="player").order_by("-id")
 
@@ -90,7 +90,7 @@ class RoundBetsView(APIView):
         data.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key") or None
         if key and len(key) > 80:
-            raise ApplicationError("The Idempotency-Key is too long (80 characters at most).", code="invalid", status=400,
+            raise InvalidInput("The Idempotency-Key is too long (80 characters at most).", code="invalid",
                                    fields={"Idempotency-Key": ["80 characters at most."]})
         bet, created = services.bet_place(round_id=pk, player=request.user, spot=data.validated_data["spot"],
                                           amount=data.validated_data["amount"], idempotency_key=key)
@@ -114,7 +114,7 @@ class BetDetailView(APIView):
     def get(self, request, pk):
         bet = get_object_or_404(Bet.objects.select_related("player"), pk=pk)
         if bet.player_id != request.user.pk and not has_role(request.user, SUPERVISOR):
-            raise ApplicationError("No such bet of yours.", code="not_found", status=404)
+            raise NotFound("No such bet of yours.", code="not_found")
         return Response(BetSerializer(bet).data)
 
     @extend_schema(responses={200: MeSerializer})

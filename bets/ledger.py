@@ -13,7 +13,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from studio import sql
-from studio.errors import ApplicationError
+from studio.errors import InvalidInput
 from studio.money import from_minor, to_minor
 
 from .models import Account, LedgerEntry
@@ -88,7 +88,7 @@ def post(*, wallet: Account, counter: Account, amount: Decimal, kind: str, bet=N
         cur.execute(sql + " RETURNING balance", params)
         row = cur.fetchone()
         if row is None:
-            raise ApplicationError("Not enough chips for this bet.", code="insufficient_funds", status=400,
+            raise InvalidInput("Not enough chips for this bet.", code="insufficient_funds",
                                    fields={"amount": [f"Your balance is {wallet_balance_now(wallet)}."]})
         cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
                     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s), (%s, %s, %s, %s, %s, %s, %s, %s)",

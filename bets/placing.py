@@ -37,7 +37,7 @@ from django.utils import timezone
 
 from accounts.models import Token
 from studio import auth, sql
-from studio.errors import ApplicationError
+from studio.errors import InvalidInput, NotFound
 from studio.money import from_minor, to_minor
 from tables.models import Round
 
@@ -101,7 +101,7 @@ def lock_round_for_betting(round_id: int) -> Round:
     for_share = " FOR SHARE" if connection.vendor == "postgresql" else ""
     row = sql.fetch_one(ROUND_FOR_BETTING + for_share, [round_id])
     if row is None:
-        raise ApplicationError("No such round.", code="not_found", status=404)
+        raise NotFound("No such round.", code="not_found")
     return sql.instance(Round, ROUND_FIELDS, row)
 
 
@@ -178,7 +178,7 @@ def bet_write(*, round_id: int, player, wallet: Account, house: Account, spot: s
     row = sql.fetch_one(PLACE, {"round": round_id, "player": player.pk, "wallet": wallet.pk, "house": house.pk,
                                 "spot": spot, "amount": to_minor(amount), "key": idempotency_key, "now": now})
     if row is None:
-        raise ApplicationError("Not enough chips for this bet.", code="insufficient_funds", status=400,
+        raise InvalidInput("Not enough chips for this bet.", code="insufficient_funds",
                                fields={"amount": [f"Your balance is {wallet_balance_now(wallet)}."]})
     return _bet(row[0], values, player), from_minor(row[1])
 

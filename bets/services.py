@@ -7,7 +7,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from studio import metrics
-from studio.errors import ApplicationError, invalid
+from studio.errors import ApplicationError, InvalidInput, NotFound, WrongMoment, invalid
 from studio.money import parse_amount
 from tables import stream
 from tables.access import require_round_visible
@@ -30,7 +30,7 @@ def _refuse_unless_taking_bets(rnd: Round) -> None:
         message = "The round is paused; bets wait until it resumes."
     else:
         message = "Betting is closed for this round."
-    raise ApplicationError(message, code="betting_closed", extra={"status": rnd.status})
+    raise WrongMoment(message, code="betting_closed", extra={"status": rnd.status})
 
 
 def _amount(value, unit: Decimal) -> Decimal:
@@ -91,14 +91,14 @@ def _replay(bet: Bet, player, round_id: int, spot: str, amount) -> Bet:
     except ValueError:
         same_amount = False
     if bet.round_id != int(round_id) or bet.spot != spot or not same_amount:
-        raise ApplicationError("This Idempotency-Key was already used for another bet.", code="idempotency_key_reused")
+        raise WrongMoment("This Idempotency-Key was already used for another bet.", code="idempotency_key_reused")
     bet.balance = wallet_get(user=player).balance
     return bet
 
 
 def _refuse_at_match_table(rnd: Round) -> None:
     if rnd.settings.get("match"):
-        raise ApplicationError("At a match table, bets go through the match's Bet button, and once in they stay for the round.",
+        raise WrongMoment("At a match table, bets go through the match's Bet button, and once in they stay for the round.",
                                code="match_table")
 
 
@@ -141,7 +141,7 @@ def _check(context: BetContext, *, player, spot: str, amount, via_match: bool) -
         raise invalid("spot", f"You already bet on {context.main_side.capitalize()}: one main side a round at this table.",
                       code="both_sides")
     if amount > wallet.balance:
-        raise ApplicationError("Not enough chips for this bet.", code="insufficient_funds", status=400,
+        raise InvalidInput("Not enough chips for this bet.", code="insufficient_funds",
                                fields={"amount": [f"Your balance is {wallet.balance}."]})
     total = context.staked + amount
     max_bet, min_bet = Decimal(limits["max_bet"]), Decimal(limits["min_bet"])
@@ -165,13 +165,13 @@ def bet_cancel(*, bet_id: int, player) -> Decimal:
     with transaction.atomic():
         bet = Bet.objects.filter(pk=bet_id, player=player).select_related("account").first()
         if bet is None:
-            raise ApplicationError("No such bet of yours.", code="not_found", status=404)
+            raise NotFound("No such bet of yours.", code="not_found")
         rnd = lock_round_for_betting(bet.round_id)
         _refuse_unless_taking_bets(rnd)
         _refuse_at_match_table(rnd)
         wallet, house = wallet_and_house(user=player, currency=bet.account.currency)
         if Bet.objects.filter(pk=bet.pk, status=Bet.Status.OPEN).update(status=Bet.Status.CANCELLED) != 1:
-            raise ApplicationError("This bet was already taken back.", code="bet_not_open")
+            raise WrongMoment("This bet was already taken back.", code="bet_not_open")
         balance = post(wallet=wallet, counter=house, amount=bet.amount, kind=LedgerEntry.Kind.CANCEL, bet=bet, round_id=rnd.pk)
         stream.user_event(player.pk, "bet.cancelled", round=rnd.pk, bet=bet.pk, spot=bet.spot, amount=str(bet.amount), balance=str(balance))
         return balance
@@ -186,7 +186,7 @@ def bet_repeat(*, round_id: int, player) -> list[Bet]:
             .exclude(status=Bet.Status.CANCELLED).order_by("-round_id").values_list("round_id", flat=True).first()
         )
         if previous is None:
-            raise ApplicationError("You have no previous bets at this table to repeat.", code="nothing_to_repeat")
+            raise WrongMoment("You have no previous bets at this table to repeat.", code="nothing_to_repeat")
         wanted = list(Bet.objects.filter(player=player, round_id=previous).exclude(status=Bet.Status.CANCELLED)
                       .order_by("id").values_list("spot", "amount"))
         placed = []
@@ -194,6 +194,6 @@ def bet_repeat(*, round_id: int, player) -> list[Bet]:
             try:
                 placed.append(_place(round_id=rnd.pk, player=player, spot=spot, amount=amount, idempotency_key=None))
             except ApplicationError as exc:
-                raise ApplicationError(f"Cannot repeat your last bets ({spot} {amount}): {exc.message}", code=exc.code,
-                                       status=exc.status, fields=exc.fields) from None
+                raise type(exc)(f"Cannot repeat your last bets ({spot} {amount}): {exc.message}", code=exc.code,
+                                    fields=exc.fields) from None
         return placed

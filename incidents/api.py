@@ -13,7 +13,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from studio.errors import ApplicationError
+from studio.errors import NotFound
 from studio.money import MoneyField
 from studio.roles import IsDealer, IsSupervisor
 
@@ -100,7 +100,7 @@ def _input(serializer_class, request):
 
 def _exists(model, pk):
     if not model.objects.filter(pk=pk).exists():
-        raise ApplicationError(f"No such {model._meta.verbose_name}.", code="not_found", status=404)
+        raise NotFound(f"No such {model._meta.verbose_name}.", code="not_found")
 
 
 class RoundIncidentsView(APIView):

@@ -9,7 +9,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
-from studio.errors import ApplicationError, invalid
+from studio.errors import NotFound, WrongMoment, invalid
 from studio.roles import SUPERVISOR, has_role
 from studio.scheduling import enqueue_on_commit
 
@@ -29,7 +29,7 @@ def _lock(round_id: int, actor=None) -> Round:
     """The round, locked; 404 if there is none or the actor may not see its table (tables.access)."""
     rnd = Round.objects.select_for_update().filter(pk=round_id).first()
     if rnd is None:
-        raise ApplicationError("No such round.", code="not_found", status=404)
+        raise NotFound("No such round.", code="not_found")
     if actor is not None:
         require_round_visible(rnd=rnd, user=actor)
     return rnd
@@ -47,10 +47,10 @@ def incident_raise(*, round_id: int, actor, kind: str, notes: str = "") -> Incid
     with transaction.atomic():
         rnd = _lock(round_id, actor)
         if round_driver(rnd) != PERSON and not has_role(actor, SUPERVISOR):
-            raise ApplicationError("The virtual dealer runs this round: only a supervisor may raise an incident on it (and pause it).",
+            raise WrongMoment("The virtual dealer runs this round: only a supervisor may raise an incident on it (and pause it).",
                                    code="virtual_table", extra={"driver": round_driver(rnd)})
         if rnd.status == S.VOIDED:
-            raise ApplicationError("The round was voided: there is nothing left to handle.", code="round_voided")
+            raise WrongMoment("The round was voided: there is nothing left to handle.", code="round_voided")
         paused = False
         if rnd.status in PAUSABLE:
             now = timezone.now()
@@ -73,7 +73,7 @@ def incident_add_note(*, incident_id: int, actor, text: str) -> Incident:
     with transaction.atomic():
         incident = Incident.objects.select_for_update(of=("self",)).select_related("round").filter(pk=incident_id).first()
         if incident is None:
-            raise ApplicationError("No such incident.", code="not_found", status=404)
+            raise NotFound("No such incident.", code="not_found")
         require_round_visible(rnd=incident.round, user=actor)
         incident.notes = [*incident.notes, _note(actor, text.strip())]
         incident.save(update_fields=["notes"])
@@ -83,11 +83,11 @@ def incident_add_note(*, incident_id: int, actor, text: str) -> Incident:
 def _open_incident(incident_id: int) -> tuple[Incident, Round]:
     incident = Incident.objects.filter(pk=incident_id).first()
     if incident is None:
-        raise ApplicationError("No such incident.", code="not_found", status=404)
+        raise NotFound("No such incident.", code="not_found")
     rnd = _lock(incident.round_id)
     incident = Incident.objects.select_for_update().get(pk=incident_id)
     if incident.status != Incident.Status.OPEN:
-        raise ApplicationError(f"This incident is already {incident.status}.", code=f"incident_{incident.status}",
+        raise WrongMoment(f"This incident is already {incident.status}.", code=f"incident_{incident.status}",
                                extra={"status": incident.status})
     return incident, rnd
 
@@ -148,7 +148,7 @@ def incident_void(*, incident_id: int, actor, reason: str) -> Round:
     with transaction.atomic():
         incident, rnd = _open_incident(incident_id)
         if rnd.status == S.VOIDED:
-            raise ApplicationError("The round is already voided.", code="round_voided")
+            raise WrongMoment("The round is already voided.", code="round_voided")
         version = rnd.settlement_version + 1
         totals = round_refund_all(rnd=rnd, version=version)
         transition(round_id=rnd.pk, frm=rnd.status, to=S.VOIDED, actor=actor, action="voided",
@@ -169,9 +169,9 @@ def incident_void(*, incident_id: int, actor, reason: str) -> Round:
 def _correctable(rnd: Round) -> None:
     if rnd.status in (S.PAUSED, S.FINISHED, S.SETTLED):
         if rnd.status != S.PAUSED and not Incident.objects.filter(round=rnd, status=Incident.Status.OPEN).exists():
-            raise ApplicationError("Raise an incident on this round before correcting it.", code="no_open_incident")
+            raise WrongMoment("Raise an incident on this round before correcting it.", code="no_open_incident")
         return
-    raise ApplicationError(f"Cards can be corrected only while the round is paused, or after it (it is {rnd.status}).",
+    raise WrongMoment(f"Cards can be corrected only while the round is paused, or after it (it is {rnd.status}).",
                            code=f"round_{rnd.status}")
 
 
@@ -180,9 +180,9 @@ def _recheck(rnd: Round, cards: list[str]) -> object:
     try:
         deal = round_deal(rnd, cards)
     except EngineError as exc:
-        raise ApplicationError(f"That correction is not a legal deal: {exc}", code="illegal_correction") from None
+        raise WrongMoment(f"That correction is not a legal deal: {exc}", code="illegal_correction") from None
     if rnd.status in (S.FINISHED, S.SETTLED) and deal.outcome is None:
-        raise ApplicationError("After that correction no card matches the joker: void the round instead.", code="illegal_correction")
+        raise WrongMoment("After that correction no card matches the joker: void the round instead.", code="illegal_correction")
     return deal
 
 
@@ -200,7 +200,7 @@ def card_replace(*, round_id: int, position: int, card: str, actor) -> Round:
         cards = [card if c.position == position else c.card for c in rows]
         deal = _recheck(rnd, cards)
         if rnd.status == S.PAUSED and deal.outcome is not None and position != len(rows):
-            raise ApplicationError("That card would match the joker before the last card dealt.", code="illegal_correction")
+            raise WrongMoment("That card would match the joker before the last card dealt.", code="illegal_correction")
         before = target.card
         DealtCard.objects.filter(pk=target.pk).update(card=card)
         return _corrected(rnd, actor=actor, deal=deal, data={"action": "replace", "position": position, "before": before, "after": card})
@@ -212,10 +212,10 @@ def card_remove_last(*, round_id: int, actor) -> Round:
         rnd = _lock(round_id, actor)
         require_round_driver(rnd=rnd, by=PERSON, doing="correct its cards")
         if rnd.status != S.PAUSED:
-            raise ApplicationError("The last card can be removed only while the round is paused.", code=f"round_{rnd.status}")
+            raise WrongMoment("The last card can be removed only while the round is paused.", code=f"round_{rnd.status}")
         last = DealtCard.objects.filter(round=rnd).order_by("-position").first()
         if last is None:
-            raise ApplicationError("No card has been dealt in this round.", code="no_cards")
+            raise WrongMoment("No card has been dealt in this round.", code="no_cards")
         cards = list(DealtCard.objects.filter(round=rnd).exclude(pk=last.pk).order_by("position").values_list("card", flat=True))
         deal = _recheck(rnd, cards)
         last.delete()

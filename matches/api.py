@@ -7,7 +7,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from studio.errors import ApplicationError
+from studio.errors import NotFound
 from studio.fields import AmountField
 from studio.roles import SUPERVISOR, has_role
 
@@ -77,7 +77,7 @@ def _visible(pk, user) -> Match:
     """The match if the user may see it (tables.access: its players and supervisors), else 404."""
     match = Match.objects.select_related("created_by").filter(pk=pk).first()
     if match is None or not match_visible(match=match, user=user):
-        raise ApplicationError("No such match: join it with its code.", code="not_found", status=404)
+        raise NotFound("No such match: join it with its code.", code="not_found")
     return match
 
 

@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from studio.errors import ApplicationError, invalid
+from studio.errors import ApplicationError, Busy, NotAllowed, NotFound, WrongMoment, invalid
 from studio.roles import PLAYER, SUPERVISOR, has_role
 
 from tables import stream
@@ -39,7 +39,7 @@ def _new_code() -> str:
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
         if not Match.objects.filter(code=code).exists():
             return code
-    raise ApplicationError("Could not find a free match code; try again.", code="busy", status=503)
+    raise Busy("Could not find a free match code; try again.", code="busy")
 
 
 def table_name(match_id: int) -> str:
@@ -54,13 +54,13 @@ def _limit_unfinished(creator) -> None:
     limit = settings.MATCHES_PER_PLAYER
     unfinished = Match.objects.filter(created_by=creator).exclude(status=Match.Status.FINISHED).count()
     if unfinished >= limit:
-        raise ApplicationError(f"You already have {unfinished} unfinished matches (at most {limit}): finish one first.",
+        raise WrongMoment(f"You already have {unfinished} unfinished matches (at most {limit}): finish one first.",
                                code="too_many_matches", extra={"limit": limit})
 
 
 def match_create(*, creator, scoring: str = "chips", rounds_total: int = 20, betting_seconds: int | None = None) -> Match:
     if not has_role(creator, PLAYER, SUPERVISOR):
-        raise ApplicationError("Only a player or a supervisor may start a match.", code="permission_denied", status=403)
+        raise NotAllowed("Only a player or a supervisor may start a match.", code="permission_denied")
     if scoring not in Match.Scoring.values:
         raise invalid("scoring", "Scoring is chips or points.")
     if rounds_total not in (10, 20, 30):
@@ -84,7 +84,7 @@ def match_create(*, creator, scoring: str = "chips", rounds_total: int = 20, bet
 
 def match_join(*, code: str, user) -> Match:
     if not has_role(user, PLAYER):
-        raise ApplicationError("Only players join matches.", code="permission_denied", status=403)
+        raise NotAllowed("Only players join matches.", code="permission_denied")
     wanted = (code or "").strip().upper()
     if not (wanted.isascii() and wanted.isalnum() and len(wanted) <= 12):  # refused before any query (a NUL would fail it)
         raise invalid("code", f"No match has the code {code!r}.", code="unknown_code")
@@ -95,9 +95,9 @@ def match_join(*, code: str, user) -> Match:
         if MatchPlayer.objects.filter(match=match, user=user).exists():
             return match
         if match.status != Match.Status.LOBBY:
-            raise ApplicationError("This match has already started.", code="match_started")
+            raise WrongMoment("This match has already started.", code="match_started")
         if MatchPlayer.objects.filter(match=match).count() >= MAX_PLAYERS:
-            raise ApplicationError(f"This match is full ({MAX_PLAYERS} players).", code="match_full")
+            raise WrongMoment(f"This match is full ({MAX_PLAYERS} players).", code="match_full")
         MatchPlayer.objects.create(match=match, user=user)
         return match
 
@@ -108,12 +108,12 @@ def match_start(*, match_id: int, actor) -> Match:
     with transaction.atomic():
         match = Match.objects.select_for_update().get(pk=match_id)
         if actor.pk != match.created_by_id and not has_role(actor, SUPERVISOR):
-            raise ApplicationError("Only the player who created the match (or a supervisor) starts it.", code="permission_denied", status=403)
+            raise NotAllowed("Only the player who created the match (or a supervisor) starts it.", code="permission_denied")
         if match.status != Match.Status.LOBBY:
-            raise ApplicationError(f"This match is already {match.status}.", code=f"match_{match.status}")
+            raise WrongMoment(f"This match is already {match.status}.", code=f"match_{match.status}")
         players = list(MatchPlayer.objects.filter(match=match).select_related("user"))
         if len(players) < MIN_PLAYERS:
-            raise ApplicationError(f"A match needs at least {MIN_PLAYERS} players (share the code {match.code}).", code="too_few_players")
+            raise WrongMoment(f"A match needs at least {MIN_PLAYERS} players (share the code {match.code}).", code="too_few_players")
         for p in players:
             chips_issue(user=p.user, amount=START_CHIPS, currency=match.currency, memo=f"match {match.code} chips")
         Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING, started_at=timezone.now())
@@ -140,15 +140,15 @@ def active_players(match: Match) -> list[MatchPlayer]:
 def _running_match_round(match_id: int, user) -> tuple[Match, MatchPlayer, Round]:
     match = Match.objects.filter(pk=match_id).first()
     if match is None or not match_visible(match=match, user=user):
-        raise ApplicationError("No such match.", code="not_found", status=404)
+        raise NotFound("No such match.", code="not_found")
     player = MatchPlayer.objects.filter(match=match, user=user).first()
     if player is None:  # a supervisor watches
-        raise ApplicationError("You are not playing in this match.", code="permission_denied", status=403)
+        raise NotAllowed("You are not playing in this match.", code="permission_denied")
     if match.status != Match.Status.RUNNING:
-        raise ApplicationError(f"The match is {match.status}.", code=f"match_{match.status}")
+        raise WrongMoment(f"The match is {match.status}.", code=f"match_{match.status}")
     rnd = Round.objects.filter(table_id=match.table_id, status=Round.Status.BETTING).first()
     if rnd is None:
-        raise ApplicationError("Betting is not open right now: wait for the next round.", code="betting_closed")
+        raise WrongMoment("Betting is not open right now: wait for the next round.", code="betting_closed")
     return match, player, rnd
 
 
@@ -182,9 +182,9 @@ def match_bet(*, match_id: int, user, bets: list[dict]) -> list:
         lock_round_for_betting(rnd.pk)
         player = MatchPlayer.objects.select_for_update().get(pk=player.pk)
         if player.done_round_id == rnd.pk:
-            raise ApplicationError("You have already bet this round.", code="already_done")
+            raise WrongMoment("You have already bet this round.", code="already_done")
         if balances(match).get(user.pk, Decimal(0)) <= 0:
-            raise ApplicationError("You have no chips left: you watch the rest of the match.", code="watching")
+            raise WrongMoment("You have no chips left: you watch the rest of the match.", code="watching")
         placed = [bet_place(round_id=rnd.pk, player=user, spot=b.get("spot", ""), amount=b.get("amount", ""), via_match=True)[0] for b in bets]
         _done(match, player, rnd)
         return placed

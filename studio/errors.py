@@ -31,20 +31,62 @@ _BUSY_CAUSES = (PoolTimeout, pg_errors.LockNotAvailable, pg_errors.QueryCanceled
 
 
 class ApplicationError(Exception):
-    """A broken business rule. `status` is 409 (wrong moment) unless said otherwise."""
+    """A broken business rule. Services raise one of the subclasses below, each of which names the
+    answer's status; the one handler (exception_handler) only reads it."""
 
-    def __init__(self, message: str, *, code: str = "conflict", status: int = 409, fields: dict | None = None, extra: dict | None = None):
+    status = 409
+    default_code = "conflict"
+
+    def __init__(self, message: str, *, code: str | None = None, fields: dict | None = None, extra: dict | None = None):
         super().__init__(message)
         self.message = message
-        self.code = code
-        self.status = status
+        self.code = code or self.default_code
         self.fields = fields or {}
         self.extra = extra or {}
 
 
-def invalid(field: str, message: str, *, code: str = "invalid") -> ApplicationError:
+class InvalidInput(ApplicationError):
+    """Bad input: 400 with field errors."""
+
+    status = 400
+    default_code = "invalid"
+
+
+class NotAllowed(ApplicationError):
+    """The caller's role may not do this: 403."""
+
+    status = 403
+    default_code = "forbidden"
+
+
+class NotFound(ApplicationError):
+    """Nothing the caller may see by that id: 404."""
+
+    status = 404
+    default_code = "not_found"
+
+
+class WrongMoment(ApplicationError):
+    """The object is not in a state that allows it (a round not betting, a match already started): 409."""
+
+
+class TooMany(ApplicationError):
+    """A limit on how many a caller may have or do at once: 429."""
+
+    status = 429
+    default_code = "too_many"
+
+
+class Busy(ApplicationError):
+    """Could not be done now for a reason that passes (no free match code): 503, worth a retry."""
+
+    status = 503
+    default_code = "busy"
+
+
+def invalid(field: str, message: str, *, code: str = "invalid") -> InvalidInput:
     """Bad input on one field: a 400 with field errors."""
-    return ApplicationError(message, code=code, status=400, fields={field: [message]})
+    return InvalidInput(message, code=code, fields={field: [message]})
 
 
 def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:
@@ -113,7 +155,8 @@ def exception_handler(exc, context):
         log.warning("busy: %s", exc)
         return Response(BUSY_BODY, status=503, headers={"Retry-After": str(BUSY_RETRY_AFTER)})
     if isinstance(exc, ApplicationError):
-        return Response(error_body(exc), status=exc.status)
+        headers = {"Retry-After": str(BUSY_RETRY_AFTER)} if exc.status == 503 else None
+        return Response(error_body(exc), status=exc.status, headers=headers)
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(detail=exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
     elif isinstance(exc, Http404):

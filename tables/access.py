@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from studio.errors import ApplicationError
+from studio.errors import NotFound, WrongMoment
 from studio.roles import SUPERVISOR, has_role
 
 from .models import Match, MatchPlayer, Round, Table
@@ -49,14 +49,14 @@ def table_visible(*, table_id: int, user) -> bool:
 def table_or_404(*, table_id: int, user) -> Table:
     table = visible_tables(user).filter(pk=table_id).first()
     if table is None:
-        raise ApplicationError(NOT_FOUND["table"], code="not_found", status=404)
+        raise NotFound(NOT_FOUND["table"], code="not_found")
     return table
 
 
 def round_or_404(*, round_id: int, user) -> Round:
     rnd = Round.objects.filter(pk=round_id, table__in=visible_tables(user)).first()
     if rnd is None:
-        raise ApplicationError(NOT_FOUND["round"], code="not_found", status=404)
+        raise NotFound(NOT_FOUND["round"], code="not_found")
     return rnd
 
 
@@ -64,7 +64,7 @@ def require_round_visible(*, rnd: Round, user) -> None:
     """For a round already read (a bet's context, no query for a public table's round): 404 unless
     the user may see its table. The round's settings say whether its table was private."""
     if (rnd.settings.get("private") or rnd.settings.get("match")) and not table_visible(table_id=rnd.table_id, user=user):
-        raise ApplicationError(NOT_FOUND["round"], code="not_found", status=404)
+        raise NotFound(NOT_FOUND["round"], code="not_found")
 
 
 def match_visible(*, match: Match, user) -> bool:
@@ -99,10 +99,10 @@ def _may_drive(driver: str, by: str) -> bool:
 
 def _refuse(driver: str, by: str, doing: str):
     if by != PERSON:
-        raise ApplicationError(f"The {by} driver cannot {doing} here (the table's driver: {driver}).", code="wrong_driver",
+        raise WrongMoment(f"The {by} driver cannot {doing} here (the table's driver: {driver}).", code="wrong_driver",
                                extra={"driver": driver})
     who = "The virtual dealer runs this table" if driver == VIRTUAL else "This table belongs to a match, dealt by the virtual dealer"
-    raise ApplicationError(f"{who}: a person cannot {doing}.", code="virtual_table", extra={"driver": driver})
+    raise WrongMoment(f"{who}: a person cannot {doing}.", code="virtual_table", extra={"driver": driver})
 
 
 def require_table_driver(*, table: Table, by: str, doing: str) -> None:
@@ -113,7 +113,7 @@ def require_table_driver(*, table: Table, by: str, doing: str) -> None:
     if driver == MATCH:
         status = Match.objects.filter(table_id=table.pk).values_list("status", flat=True).first()
         if status != Match.Status.RUNNING:
-            raise ApplicationError(f"The match is {status}: its table opens rounds only while it runs.", code=f"match_{status}")
+            raise WrongMoment(f"The match is {status}: its table opens rounds only while it runs.", code=f"match_{status}")
 
 
 def require_round_driver(*, rnd: Round, by: str, doing: str) -> None:

@@ -5,7 +5,7 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from studio.errors import ApplicationError
+from studio.errors import NotFound
 from studio.roles import IsDealer, IsSupervisor
 
 from . import services
@@ -100,7 +100,7 @@ class TableCurrentRoundView(APIView):
         table = table_or_404(table_id=pk, user=request.user)
         rnd = round_current(table=table) or Round.objects.filter(table=table).order_by("-id").first()
         if rnd is None:
-            raise ApplicationError("No round has been played at this table yet.", code="not_found", status=404)
+            raise NotFound("No round has been played at this table yet.", code="not_found")
         return _round_response(rnd.pk)
 
 
@@ -117,7 +117,7 @@ class TableStreamSnapshotView(APIView):
         table_or_404(table_id=pk, user=request.user)
         snapshot = table_snapshot(table_id=pk)
         if snapshot is None:
-            raise ApplicationError("No such table.", code="not_found", status=404)
+            raise NotFound("No such table.", code="not_found")
         return Response(snapshot)
 
 

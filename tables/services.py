@@ -8,7 +8,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from studio import metrics
-from studio.errors import ApplicationError, invalid
+from studio.errors import WrongMoment, invalid
 from studio.scheduling import enqueue_on_commit
 
 from . import stream
@@ -37,7 +37,7 @@ def _refuse_not_open(rnd: Round, doing: str):
         S.VOIDED: "The round was voided. Open a new round.",
         S.DEALING: "Betting is already closed.",
     }
-    raise ApplicationError(f"Cannot {doing}: {messages.get(rnd.status, rnd.status)}", code=f"round_{rnd.status}", extra={"status": rnd.status})
+    raise WrongMoment(f"Cannot {doing}: {messages.get(rnd.status, rnd.status)}", code=f"round_{rnd.status}", extra={"status": rnd.status})
 
 
 def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = None, by: str = PERSON) -> Round:
@@ -49,10 +49,10 @@ def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = Non
             table = Table.objects.select_for_update().get(pk=table_id)
             require_table_driver(table=table, by=by, doing="open its rounds")
             if (by == PERSON) != (fairness is None):
-                raise ApplicationError("The virtual dealer commits to its pack; a person does not.", code="wrong_driver")
+                raise WrongMoment("The virtual dealer commits to its pack; a person does not.", code="wrong_driver")
             current = Round.objects.filter(table=table, status__in=Round.OPEN_STATUSES).first()
             if current is not None:
-                raise ApplicationError(
+                raise WrongMoment(
                     f"Round {current.pk} is still {current.status} at this table: finish it (or have a supervisor void it) first.",
                     code="round_already_open", extra={"round": current.pk},
                 )
@@ -74,7 +74,7 @@ def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = Non
             )
             return rnd
     except IntegrityError:  # the partial unique index caught a race between two opens
-        raise ApplicationError("Another round was just opened at this table.", code="round_already_open") from None
+        raise WrongMoment("Another round was just opened at this table.", code="round_already_open") from None
 
 
 def round_close_betting(*, round_id: int, actor=None, reason: str = "dealer", strict: bool = True, by: str = PERSON) -> bool:
@@ -124,7 +124,7 @@ def card_deal(*, round_id: int, card: str, actor, by: str = PERSON) -> tuple[Dea
         if rnd.status == S.BETTING:
             if rnd.closes_at > timezone.now():
                 left = (rnd.closes_at - timezone.now()).total_seconds()
-                raise ApplicationError(
+                raise WrongMoment(
                     f"Betting is still open ({left:.0f} s left): close betting before dealing {card}.",
                     code="betting_open", extra={"status": rnd.status},
                 )
@@ -136,9 +136,9 @@ def card_deal(*, round_id: int, card: str, actor, by: str = PERSON) -> tuple[Dea
         try:
             deal = deal.deal(parse_card(card))
         except DuplicateCard as exc:
-            raise ApplicationError(str(exc), code="duplicate_card", extra={"card": card}) from None
+            raise WrongMoment(str(exc), code="duplicate_card", extra={"card": card}) from None
         except DealFinished as exc:
-            raise ApplicationError(str(exc), code="deal_finished", extra={"card": card}) from None
+            raise WrongMoment(str(exc), code="deal_finished", extra={"card": card}) from None
         position = len(deal.cards)
         dealt = DealtCard.objects.create(round=rnd, position=position, side=side.value, card=card)
         audit(round_id=rnd.pk, actor=actor, action="card", frm=rnd.status, to=rnd.status,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from studio import metrics
-from studio.errors import ApplicationError
+from studio.errors import WrongMoment
 
 from .models import Round, RoundEvent
 
@@ -23,7 +23,7 @@ ALLOWED: dict[str, set[str]] = {
 
 def check_transition(frm: str, to: str) -> None:
     if to not in ALLOWED.get(frm, set()):
-        raise ApplicationError(f"A round cannot go from {frm} to {to}.", code="illegal_transition", extra={"status": frm})
+        raise WrongMoment(f"A round cannot go from {frm} to {to}.", code="illegal_transition", extra={"status": frm})
 
 
 def transition(*, round_id: int, frm: str, to: str, actor=None, action: str, data: dict | None = None, **fields) -> bool:
