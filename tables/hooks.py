@@ -8,11 +8,11 @@ the sender's transaction: a reaction is part of the change and rolls back with i
 for the commit (a task, a broadcast) the receiver puts after commit itself (studio.scheduling,
 tables.stream). Each is sent with `sender=Round` and `rnd=`, the round as the sender just wrote it.
 
-    hook            sent by                                    connected by: reaction
-    betting_opened  round_open; incident_resume into betting   tables: the close-betting timer task
-    round_finished  round_finish (the match card, a correction) bets: the settlement task
-    round_settled   bets.settlement (settle and re-settle)     matches: score the round
-    round_voided    incident_void                              matches: forget the round
+    hook            sent by                                        connected by: the reaction
+    betting_opened  round_open; incident_resume back into betting  tables: the close-betting timer task
+    round_finished  round_finish (the match card, or on resume)    bets: the settlement task
+    round_settled   bets.settlement (a settle and a re-settle)     matches: score the round
+    round_voided    incident_void                                  matches: forget the round
 """
 from django.dispatch import Signal
 
