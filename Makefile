@@ -33,7 +33,9 @@ demo: migrate
 run: demo
 	@$(PY) scripts/serve.py --host $(HOST) --port $(PORT)
 
+# The layers first (pyproject.toml, [tool.importlinter]): a broken contract fails in seconds.
 test: install browser
+	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # Benchmarks (not tests): need DATABASE_URL=postgres://... and REDIS_URL; see docs/PERFORMANCE.md.

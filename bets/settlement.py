@@ -16,11 +16,11 @@ from django.utils import timezone
 
 from studio import metrics
 from studio.money import from_minor, to_minor
-from tables import stream
+from tables import hooks, stream
 from engine import spot_odds_for
 from tables.models import Round
 from tables.selectors import round_config, round_deal, round_totals
-from tables.transitions import transition
+from tables.transitions import transition_or_refuse
 
 from .ledger import house_account
 from .models import Account, Bet, LedgerEntry
@@ -123,9 +123,9 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
                     f"WHERE round_id = %s AND status IN ('won', 'lost')", [round_id])
         count, staked, paid = cur.fetchone()
     staked, paid = from_minor(staked), from_minor(paid)
-    transition(round_id=round_id, frm=frm, to=Round.Status.SETTLED, actor=actor, action=action,
-               data={"version": version, "winner": outcome.winner.value, "bets": count, "staked": str(staked), "paid": str(paid)},
-               settled_at=timezone.now(), settlement_version=version, bet_count=count, total_staked=staked, total_paid=paid)
+    transition_or_refuse(round_id=round_id, frm=frm, to=Round.Status.SETTLED, actor=actor, action=action,
+                         data={"version": version, "winner": outcome.winner.value, "bets": count, "staked": str(staked), "paid": str(paid)},
+                         settled_at=timezone.now(), settlement_version=version, bet_count=count, total_staked=staked, total_paid=paid)
     rnd.refresh_from_db()
     lag = (rnd.settled_at - rnd.finished_at).total_seconds() if frm == Round.Status.FINISHED and rnd.finished_at else None
 
@@ -136,9 +136,7 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
 
     transaction.on_commit(counted)
     stream.table_event(rnd.table_id, "round.settled", rnd.pk, winner=rnd.winner, totals=round_totals(rnd), version=version)
-    from matches.services import on_round_settled
-
-    on_round_settled(rnd)
+    hooks.round_settled.send(sender=Round, rnd=rnd)
     transaction.on_commit(lambda: notify_players(round_id=round_id))
 
 

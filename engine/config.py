@@ -148,3 +148,7 @@ class TableConfig:
             "card_count_paytable": self.card_count_paytable.value,
             "chip_unit": decimal_text(self.chip_unit),
         }
+
+
+# The settings that make up a TableConfig: what a round's snapshot of its table must hold to be replayed.
+CONFIG_KEYS = tuple(f.name for f in fields(TableConfig))

@@ -13,15 +13,16 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from bets.models import Bet
 from studio.errors import NotFound
 from studio.money import MoneyField
 from studio.roles import IsDealer, IsSupervisor
-
-from . import services as incidents
 from tables.access import require_round_visible, round_or_404
 from tables.models import Incident, Round
 from tables.selectors import round_detail
 from tables.serializers import RoundSerializer
+
+from . import services as incidents
 
 
 class IncidentSerializer(serializers.ModelSerializer):
@@ -148,8 +149,6 @@ class IncidentDetailView(APIView):
     @extend_schema(responses=IncidentSerializer)
     def get(self, request, pk):
         _exists(Incident, pk)
-        from bets.models import Bet
-
         body = _incident(pk).data
         rnd = Round.objects.select_related("dealer").get(pk=body["round"])
         require_round_visible(rnd=rnd, user=request.user)
@@ -219,8 +218,6 @@ class CardRemoveLastView(APIView):
 
 def _round_rows(params: dict):
     """The rounds matching RoundQuery's validated parameters, newest first, with their totals."""
-    from bets.models import Bet
-
     live = Bet.objects.filter(round=OuterRef("pk")).exclude(status=Bet.Status.CANCELLED).order_by().values("round")
     rows = Round.objects.select_related("table", "dealer").annotate(
         incident_count=Subquery(Incident.objects.filter(round=OuterRef("pk")).order_by().values("round")

@@ -9,17 +9,17 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
+from bets.refunds import round_refund_all
+from bets.settlement import round_resettle
+from engine import EngineError
 from studio.errors import NotFound, WrongMoment, invalid
 from studio.roles import SUPERVISOR, has_role
-from studio.scheduling import enqueue_on_commit
-
-from tables import stream
+from tables import hooks, stream
 from tables.access import PERSON, require_round_driver, require_round_visible, round_driver
-from engine import EngineError
 from tables.models import DealtCard, Incident, Round
 from tables.selectors import round_deal
-from tables.services import parse_card_field
-from tables.transitions import audit, transition
+from tables.services import parse_card_field, round_finish
+from tables.transitions import audit, transition_or_refuse
 
 S = Round.Status
 PAUSABLE = (S.BETTING, S.DEALING)
@@ -55,8 +55,8 @@ def incident_raise(*, round_id: int, actor, kind: str, notes: str = "") -> Incid
         if rnd.status in PAUSABLE:
             now = timezone.now()
             left_ms = max(0, int((rnd.closes_at - now).total_seconds() * 1000)) if rnd.status == S.BETTING else None
-            transition(round_id=rnd.pk, frm=rnd.status, to=S.PAUSED, actor=actor, action="paused",
-                       data={"kind": kind, "betting_left_ms": left_ms}, resume_status=rnd.status, betting_left_ms=left_ms)
+            transition_or_refuse(round_id=rnd.pk, frm=rnd.status, to=S.PAUSED, actor=actor, action="paused",
+                                 data={"kind": kind, "betting_left_ms": left_ms}, resume_status=rnd.status, betting_left_ms=left_ms)
             stream.table_event(rnd.table_id, "round.paused", rnd.pk, kind=kind, betting_left_ms=left_ms)
             paused = True
         incident = Incident.objects.create(round=rnd, raised_by=actor, kind=kind, paused_round=paused,
@@ -93,8 +93,11 @@ def _open_incident(incident_id: int) -> tuple[Incident, Round]:
 
 
 def _close_incident(incident: Incident, *, actor, status: str, resolution: str) -> None:
-    Incident.objects.filter(pk=incident.pk, status=Incident.Status.OPEN).update(
+    """Compare-and-set from open, under the lock _open_incident took: losing it refuses the whole change."""
+    closed = Incident.objects.filter(pk=incident.pk, status=Incident.Status.OPEN).update(
         status=status, resolved_at=timezone.now(), resolved_by=actor, resolution=resolution)
+    if closed != 1:
+        raise WrongMoment("This incident was closed meanwhile.", code="incident_changed")
 
 
 def incident_resume(*, incident_id: int, actor, resolution: str = "") -> Round:
@@ -114,55 +117,37 @@ def incident_resume(*, incident_id: int, actor, resolution: str = "") -> Round:
         fields = {"resume_status": "", "betting_left_ms": None}
         if to == S.BETTING:
             fields["closes_at"] = timezone.now() + timedelta(milliseconds=rnd.betting_left_ms or 0)
-        transition(round_id=rnd.pk, frm=S.PAUSED, to=to, actor=actor, action="resumed",
-                   data={"incident": incident.pk, "resolution": resolution}, **fields)
+        transition_or_refuse(round_id=rnd.pk, frm=S.PAUSED, to=to, actor=actor, action="resumed",
+                             data={"incident": incident.pk, "resolution": resolution}, **fields)
         rnd.refresh_from_db()
         stream.table_event(rnd.table_id, "round.resumed", rnd.pk, status=to, closes_at=rnd.closes_at.isoformat())
         if to == S.BETTING:
-            from tables.tasks import close_betting
-
-            enqueue_on_commit(close_betting, rnd.pk, eta=rnd.closes_at)
-        elif round_deal(rnd).outcome is not None:
-            _finish(rnd, actor=actor)
+            hooks.betting_opened.send(sender=Round, rnd=rnd)
+        elif (outcome := round_deal(rnd).outcome) is not None:
+            round_finish(rnd=rnd, outcome=outcome, actor=actor)
         return rnd
-
-
-def _finish(rnd: Round, *, actor) -> None:
-    outcome = round_deal(rnd).outcome
-    transition(round_id=rnd.pk, frm=S.DEALING, to=S.FINISHED, actor=actor, action="finished",
-               data={"winner": outcome.winner.value, "cards_dealt": outcome.cards_dealt, "match": str(outcome.match_card)},
-               winner=outcome.winner.value, cards_dealt=outcome.cards_dealt, finished_at=timezone.now())
-    stream.table_event(rnd.table_id, "round.finished", rnd.pk, winner=outcome.winner.value,
-                       cards_dealt=outcome.cards_dealt, match=str(outcome.match_card))
-    from bets.tasks import settle_round
-
-    enqueue_on_commit(settle_round, rnd.pk)
 
 
 def incident_void(*, incident_id: int, actor, reason: str) -> Round:
     """Void the round: it can never be settled again, and every bet in it is refunded exactly once."""
     if not (reason or "").strip():
         raise invalid("reason", "Say why the round is voided (players and auditors will read it).")
-    from bets.refunds import round_refund_all
-
     with transaction.atomic():
         incident, rnd = _open_incident(incident_id)
         if rnd.status == S.VOIDED:
             raise WrongMoment("The round is already voided.", code="round_voided")
         version = rnd.settlement_version + 1
         totals = round_refund_all(rnd=rnd, version=version)
-        transition(round_id=rnd.pk, frm=rnd.status, to=S.VOIDED, actor=actor, action="voided",
-                   data={"incident": incident.pk, "reason": reason, **totals}, settlement_version=version,
-                   resume_status="", betting_left_ms=None, bet_count=totals["bets"],
-                   total_staked=Decimal(totals["refunded"]), total_paid=Decimal(totals["refunded"]))
+        transition_or_refuse(round_id=rnd.pk, frm=rnd.status, to=S.VOIDED, actor=actor, action="voided",
+                             data={"incident": incident.pk, "reason": reason, **totals}, settlement_version=version,
+                             resume_status="", betting_left_ms=None, bet_count=totals["bets"],
+                             total_staked=Decimal(totals["refunded"]), total_paid=Decimal(totals["refunded"]))
         _close_incident(incident, actor=actor, status=Incident.Status.VOIDED, resolution=reason)
         Incident.objects.filter(round=rnd, status=Incident.Status.OPEN).update(
             status=Incident.Status.VOIDED, resolved_at=timezone.now(), resolved_by=actor, resolution=f"round voided: {reason}")
         stream.table_event(rnd.table_id, "round.voided", rnd.pk, reason=reason, **totals)
         rnd.refresh_from_db()
-        from matches.services import on_round_voided
-
-        on_round_voided(rnd)
+        hooks.round_voided.send(sender=Round, rnd=rnd)
         return rnd
 
 
@@ -233,8 +218,6 @@ def _corrected(rnd: Round, *, actor, deal, data: dict) -> Round:
     stream.table_event(rnd.table_id, "round.corrected", rnd.pk, cards=cards, winner=fields.get("winner"), **data)
     rnd.refresh_from_db()
     if rnd.status == S.SETTLED:
-        from bets.settlement import round_resettle
-
         round_resettle(rnd=rnd, actor=actor)
         rnd.refresh_from_db()
     return rnd

@@ -7,13 +7,13 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from studio.errors import NotFound
+from bets.models import Bet
 from studio.fields import AmountField
 from studio.roles import SUPERVISOR, has_role
+from tables.access import match_or_404
+from tables.models import Match, MatchPlayer, Round
 
 from . import services as matches
-from tables.access import match_visible
-from tables.models import Match, MatchPlayer, Round
 
 
 class CreateInput(serializers.Serializer):
@@ -37,16 +37,12 @@ class MatchBetInput(serializers.Serializer):
 
 def match_state(match: Match, user) -> dict:
     """Everything a match page needs, from one call."""
-    from bets.models import Bet
-
     money = matches.balances(match)
     players = list(MatchPlayer.objects.filter(match=match).select_related("user"))
     current = Round.objects.filter(table_id=match.table_id).order_by("-id").first()
     me = next((p for p in players if p.user_id == user.pk), None)
     bettors = set()
     if current is not None:
-        from bets.models import Bet
-
         bettors = set(Bet.objects.filter(round=current).exclude(status__in=["cancelled", "refunded"])
                       .values_list("player_id", flat=True))
     # A player whose last chips are on the felt this round is still playing, not watching.
@@ -71,14 +67,6 @@ def match_state(match: Match, user) -> dict:
             "done": bool(current and me.done_round_id == current.pk), "proposal": matches.proposal(match=match, user=user),
         },
     }
-
-
-def _visible(pk, user) -> Match:
-    """The match if the user may see it (tables.access: its players and supervisors), else 404."""
-    match = Match.objects.select_related("created_by").filter(pk=pk).first()
-    if match is None or not match_visible(match=match, user=user):
-        raise NotFound("No such match: join it with its code.", code="not_found")
-    return match
 
 
 class _CurrentRound(serializers.Serializer):
@@ -168,7 +156,7 @@ class MatchDetailView(APIView):
 
     @extend_schema(responses=STATE)
     def get(self, request, pk):
-        return Response(match_state(_visible(pk, request.user), request.user))
+        return Response(match_state(match_or_404(match_id=pk, user=request.user), request.user))
 
 
 class MatchStartView(APIView):
@@ -176,7 +164,7 @@ class MatchStartView(APIView):
 
     @extend_schema(request=None, responses=STATE)
     def post(self, request, pk):
-        _visible(pk, request.user)
+        match_or_404(match_id=pk, user=request.user)
         return Response(match_state(matches.match_start(match_id=pk, actor=request.user), request.user))
 
 
@@ -188,7 +176,7 @@ class MatchBetView(APIView):
         data = MatchBetInput(data=request.data)
         data.is_valid(raise_exception=True)
         matches.match_bet(match_id=pk, user=request.user, bets=[dict(b) for b in data.validated_data["bets"]])
-        return Response(match_state(_visible(pk, request.user), request.user), status=status.HTTP_201_CREATED)
+        return Response(match_state(match_or_404(match_id=pk, user=request.user), request.user), status=status.HTTP_201_CREATED)
 
 
 class MatchSitOutView(APIView):
@@ -197,4 +185,4 @@ class MatchSitOutView(APIView):
     @extend_schema(request=None, responses=STATE)
     def post(self, request, pk):
         matches.match_sit_out(match_id=pk, user=request.user)
-        return Response(match_state(_visible(pk, request.user), request.user))
+        return Response(match_state(match_or_404(match_id=pk, user=request.user), request.user))

@@ -16,12 +16,17 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from studio.errors import ApplicationError, Busy, NotAllowed, NotFound, WrongMoment, invalid
+from bets.ledger import chips_issue
+from bets.models import Account, Bet
+from bets.placing import lock_round_for_betting
+from bets.services import bet_place
+from engine import Side
+from studio.errors import ApplicationError, Busy, NotAllowed, WrongMoment, invalid
 from studio.roles import PLAYER, SUPERVISOR, has_role
-
 from tables import stream
-from tables.access import MATCH, match_visible
+from tables.access import MATCH, match_or_404
 from tables.models import Match, MatchPlayer, Round, Table
+from tables.services import round_close_betting
 
 START_CHIPS = Decimal("1000")
 MAX_PLAYERS, MIN_PLAYERS = 6, 2
@@ -31,7 +36,7 @@ MATCH_TABLE = {
     "min_bet": Decimal("10"), "max_bet": Decimal("500"), "allow_both_sides": False, "betting_seconds": 20,
     "deal_interval_ms": 900, "round_gap_ms": 4000, "virtual_dealer": False, "is_private": True,
 }
-MAIN = ("andar", "bahar")
+MAIN = tuple(side.value for side in Side)  # the main bets, the ones that score a point
 
 
 def _new_code() -> str:
@@ -103,8 +108,6 @@ def match_join(*, code: str, user) -> Match:
 
 
 def match_start(*, match_id: int, actor) -> Match:
-    from bets.ledger import chips_issue
-
     with transaction.atomic():
         match = Match.objects.select_for_update().get(pk=match_id)
         if actor.pk != match.created_by_id and not has_role(actor, SUPERVISOR):
@@ -125,8 +128,6 @@ def match_start(*, match_id: int, actor) -> Match:
 
 
 def balances(match: Match) -> dict[int, Decimal]:
-    from bets.models import Account
-
     rows = Account.objects.filter(kind="player", currency=match.currency).values_list("user_id", "balance")
     return dict(rows)
 
@@ -138,9 +139,7 @@ def active_players(match: Match) -> list[MatchPlayer]:
 
 
 def _running_match_round(match_id: int, user) -> tuple[Match, MatchPlayer, Round]:
-    match = Match.objects.filter(pk=match_id).first()
-    if match is None or not match_visible(match=match, user=user):
-        raise NotFound("No such match.", code="not_found")
+    match = match_or_404(match_id=match_id, user=user)
     player = MatchPlayer.objects.filter(match=match, user=user).first()
     if player is None:  # a supervisor watches
         raise NotAllowed("You are not playing in this match.", code="permission_denied")
@@ -154,8 +153,6 @@ def _running_match_round(match_id: int, user) -> tuple[Match, MatchPlayer, Round
 
 def proposal(*, match: Match, user) -> list[dict]:
     """The player's bets of the last counted round, set out again if they can still afford them."""
-    from bets.models import Bet
-
     player = MatchPlayer.objects.filter(match=match, user=user).first()
     if player is None or not player.history:
         return []
@@ -170,9 +167,6 @@ def proposal(*, match: Match, user) -> list[dict]:
 
 def match_bet(*, match_id: int, user, bets: list[dict]) -> list:
     """Place the player's bets for this round (all or nothing) and say they are done betting."""
-    from bets.placing import lock_round_for_betting
-    from bets.services import bet_place
-
     if not bets:
         raise invalid("bets", "Choose at least one bet, or sit the round out.")
     with transaction.atomic():
@@ -203,8 +197,6 @@ def _done(match: Match, player: MatchPlayer, rnd: Round) -> None:
 
 def close_if_everyone_is_done(*, match_id: int, round_id: int) -> bool:
     """Betting ends early once every player with chips has bet or sat out."""
-    from tables.services import round_close_betting
-
     match = Match.objects.get(pk=match_id)
     active = active_players(match)
     if any(p.done_round_id != round_id for p in active):
@@ -215,23 +207,23 @@ def close_if_everyone_is_done(*, match_id: int, round_id: int) -> bool:
         return False
 
 
-def on_round_settled(rnd: Round) -> None:
-    """Called inside the settlement transaction (and again on a re-settlement): record the round."""
+def on_round_settled(sender, *, rnd: Round, **kwargs) -> None:
+    """tables.hooks.round_settled, inside the settlement transaction (and again on a re-settlement):
+    record the round."""
     match = Match.objects.select_for_update().filter(table_id=rnd.table_id, status=Match.Status.RUNNING).first()
     if match is not None:
         _record(match, rnd)
 
 
-def on_round_voided(rnd: Round) -> None:
-    """A voided round does not count: forget it (the refunds stay within the match's chips)."""
+def on_round_voided(sender, *, rnd: Round, **kwargs) -> None:
+    """tables.hooks.round_voided, inside the void's transaction: a voided round does not count, so
+    forget it (the refunds stay within the match's chips)."""
     match = Match.objects.select_for_update().filter(table_id=rnd.table_id, status=Match.Status.RUNNING).first()
     if match is not None:
         _record(match, rnd, drop=True)
 
 
 def _record(match: Match, rnd: Round, *, drop: bool = False) -> None:
-    from bets.models import Bet
-
     money = balances(match)
     scored = set(Bet.objects.filter(round=rnd, spot__in=MAIN, status="won").values_list("player_id", flat=True))
     players = list(MatchPlayer.objects.filter(match=match).select_related("user"))

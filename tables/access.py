@@ -2,7 +2,7 @@
 
 Seeing: a public table is anyone's; a private table (a friends' match) is seen only by the match's
 players and by supervisors. The API, the pages and the stream all ask `visible_tables`/`table_or_404`
-/`round_or_404`, and everyone else is told there is no such table or round (404).
+/`round_or_404`/`match_or_404`, and everyone else is told there is no such table, round or match (404).
 
 Driving: a table is driven by a person (a dealer at the console), by the virtual dealer, or by a
 match (the virtual dealer deals it while the match runs; the match closes betting early once every
@@ -23,7 +23,7 @@ from .models import Match, MatchPlayer, Round, Table
 
 PERSON, VIRTUAL, MATCH = "person", "virtual", "match"
 DRIVERS = (PERSON, VIRTUAL, MATCH)
-NOT_FOUND = {"table": "No such table.", "round": "No such round."}
+NOT_FOUND = {"table": "No such table.", "round": "No such round.", "match": "No such match: join it with its code."}
 
 
 # --- seeing -------------------------------------------------------------------------------------
@@ -69,6 +69,14 @@ def require_round_visible(*, rnd: Round, user) -> None:
 
 def match_visible(*, match: Match, user) -> bool:
     return table_visible(table_id=match.table_id, user=user)
+
+
+def match_or_404(*, match_id: int, user) -> Match:
+    """A match is seen by whoever sees its table: its players and supervisors."""
+    match = Match.objects.select_related("created_by").filter(pk=match_id).first()
+    if match is None or not match_visible(match=match, user=user):
+        raise NotFound(NOT_FOUND["match"], code="not_found")
+    return match
 
 
 # --- driving ------------------------------------------------------------------------------------

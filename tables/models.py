@@ -1,43 +1,43 @@
 """Tables, rounds, dealt cards and the append-only audit of every change to a round."""
 from decimal import Decimal
+from enum import StrEnum
 
 from django.conf import settings as django_settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+import engine
 from studio.money import MoneyField
 from studio.validators import refuse_control_characters
 
-DEFAULT_SIDE_BETS = ["card_count", "first_andar", "first_bahar", "first_three"]
+# The rules' settings, their values and their defaults are the engine's; the columns store them.
+RULES = engine.TableConfig()
+DEFAULT_SIDE_BETS = sorted(RULES.side_bets)
 
 
 def default_side_bets():
     return list(DEFAULT_SIDE_BETS)
 
 
+def choices_of(enum: type[StrEnum]) -> type[models.TextChoices]:
+    """An engine enum as Django choices: the same names and values (the database's), Django's labels."""
+    return models.TextChoices(enum.__name__, [(member.name, member.value) for member in enum])
+
+
 class Table(models.Model):
-    class FirstCard(models.TextChoices):
-        ANDAR = "andar"
-        BAHAR = "bahar"
-        JOKER_COLOUR = "joker_colour"
-
-    class Mode(models.TextChoices):
-        CLASSIC = "classic"
-        NO_COMMISSION = "no_commission"
-
-    class Paytable(models.TextChoices):
-        LIVE = "live"
-        PLAY = "play"
+    FirstCard = choices_of(engine.FirstCard)
+    Mode = choices_of(engine.Mode)
+    Paytable = choices_of(engine.Paytable)
 
     name = models.CharField(max_length=80, unique=True)
     currency = models.CharField(max_length=8, default="CHIPS", help_text="Currency of play; CHIPS are play chips.")
-    first_card = models.CharField(max_length=16, choices=FirstCard.choices, default=FirstCard.ANDAR)
-    mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.CLASSIC)
-    commission = models.DecimalField(max_digits=4, decimal_places=3, default=Decimal("0.9"))
+    first_card = models.CharField(max_length=16, choices=FirstCard.choices, default=FirstCard(RULES.first_card))
+    mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode(RULES.mode))
+    commission = models.DecimalField(max_digits=4, decimal_places=3, default=RULES.commission)
     side_bets = models.JSONField(default=default_side_bets)
-    card_count_paytable = models.CharField(max_length=8, choices=Paytable.choices, default=Paytable.LIVE)
-    chip_unit = MoneyField(default=Decimal("1"))
+    card_count_paytable = models.CharField(max_length=8, choices=Paytable.choices, default=Paytable(RULES.card_count_paytable))
+    chip_unit = MoneyField(default=RULES.chip_unit)
     min_bet = MoneyField(default=Decimal("10"))
     max_bet = MoneyField(default=Decimal("500"))
     allow_both_sides = models.BooleanField(default=False)
@@ -63,10 +63,8 @@ class Table(models.Model):
     def __str__(self):
         return self.name
 
-    def engine_config(self):
-        from engine import TableConfig
-
-        return TableConfig.from_dict(self.config_dict())
+    def engine_config(self) -> engine.TableConfig:
+        return engine.TableConfig.from_dict(self.config_dict())
 
     def config_dict(self) -> dict:
         """The rules part of the settings, JSON-safe (what a round snapshots)."""
@@ -92,15 +90,13 @@ class Table(models.Model):
         }
 
     def clean(self):
-        from engine import EngineError
-
         try:
             refuse_control_characters(self.name)
         except ValidationError as exc:
             raise ValidationError({"name": exc.messages}) from None
         try:
             self.engine_config()
-        except EngineError as exc:
+        except engine.EngineError as exc:
             raise ValidationError({getattr(exc, "field", "side_bets"): str(exc)}) from None
 
 
@@ -115,9 +111,7 @@ class Round(models.Model):
 
     OPEN_STATUSES = (Status.BETTING, Status.DEALING, Status.PAUSED)
 
-    class Side(models.TextChoices):
-        ANDAR = "andar"
-        BAHAR = "bahar"
+    Side = choices_of(engine.Side)
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds")
     settings = models.JSONField(help_text="The table's settings when the round opened.")

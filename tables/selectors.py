@@ -3,10 +3,9 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from engine import Deal, TableConfig, offered_spots, parse_card, payout_table
-from .models import DealtCard, Round, Table
+from engine import CONFIG_KEYS, Deal, TableConfig, offered_spots, parse_card, payout_table
 
-CONFIG_KEYS = ("first_card", "mode", "commission", "side_bets", "card_count_paytable", "chip_unit")
+from .models import DealtCard, Round, Table
 
 
 def round_config(rnd: Round) -> TableConfig:

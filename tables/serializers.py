@@ -8,8 +8,9 @@ from rest_framework import serializers
 from studio.fields import AmountDecimalField
 from studio.validators import refuse_control_characters
 
+from engine import SIDE_BETS, EngineError, Side, TableConfig
+
 from .access import DRIVERS, table_driver
-from engine import SIDE_BETS, EngineError, TableConfig
 from .models import Table
 
 
@@ -98,7 +99,7 @@ class CardSerializer(serializers.Serializer):
 
 class DealtCardSerializer(serializers.Serializer):
     position = serializers.IntegerField()
-    side = serializers.ChoiceField(choices=["andar", "bahar"])
+    side = serializers.ChoiceField(choices=[side.value for side in Side])
     card = serializers.CharField()
     match = serializers.BooleanField()
 

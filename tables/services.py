@@ -7,16 +7,15 @@ from datetime import timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from engine import Deal, DealFinished, DuplicateCard, InvalidCard, Outcome, parse_card
 from studio import metrics
 from studio.errors import WrongMoment, invalid
-from studio.scheduling import enqueue_on_commit
 
-from . import stream
+from . import hooks, stream
 from .access import PERSON, require_round_driver, require_table_driver
-from engine import Deal, DealFinished, DuplicateCard, InvalidCard, parse_card
 from .models import DealtCard, Round, Table
 from .selectors import round_deal, round_spots
-from .transitions import audit, transition
+from .transitions import audit, transition, transition_or_refuse
 
 S = Round.Status
 
@@ -64,9 +63,7 @@ def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = Non
                 opened_at=now, closes_at=now + timedelta(seconds=table.betting_seconds), dealer=dealer, **(fairness or {}),
             )
             audit(round_id=rnd.pk, actor=dealer, action="opened", to=S.BETTING, data={"joker": joker, "settings": rnd.settings})
-            from .tasks import close_betting
-
-            enqueue_on_commit(close_betting, rnd.pk, eta=rnd.closes_at)
+            hooks.betting_opened.send(sender=Round, rnd=rnd)
             stream.table_event(
                 table.pk, "round.opened", rnd.pk, joker=joker, first_side=first_side,
                 closes_at=rnd.closes_at.isoformat(), betting_seconds=table.betting_seconds, spots=round_spots(rnd),
@@ -148,15 +145,22 @@ def card_deal(*, round_id: int, card: str, actor, by: str = PERSON) -> tuple[Dea
         if outcome is None:
             Round.objects.filter(pk=rnd.pk).update(cards_dealt=position)
             return dealt, False
-        now = timezone.now()
-        transition(round_id=rnd.pk, frm=S.DEALING, to=S.FINISHED, actor=actor, action="finished",
-                   data={"winner": outcome.winner.value, "cards_dealt": position, "match": card},
-                   winner=outcome.winner.value, cards_dealt=position, finished_at=now)
-        stream.table_event(rnd.table_id, "round.finished", rnd.pk, winner=outcome.winner.value, cards_dealt=position, match=card)
-        from bets.tasks import settle_round
-
-        enqueue_on_commit(settle_round, rnd.pk)
+        round_finish(rnd=rnd, outcome=outcome, actor=actor)
         return dealt, True
+
+
+def round_finish(*, rnd: Round, outcome: Outcome, actor) -> None:
+    """The deal has found its match (the last card dealt, or a correction while paused): the round
+    is finished, the table told, and settlement follows (tables.hooks.round_finished). The caller
+    holds the round's lock and has just read it dealing."""
+    winner, cards_dealt, match = outcome.winner.value, outcome.cards_dealt, str(outcome.match_card)
+    now = timezone.now()
+    transition_or_refuse(round_id=rnd.pk, frm=S.DEALING, to=S.FINISHED, actor=actor, action="finished",
+                         data={"winner": winner, "cards_dealt": cards_dealt, "match": match},
+                         winner=winner, cards_dealt=cards_dealt, finished_at=now)
+    rnd.status, rnd.winner, rnd.cards_dealt, rnd.finished_at = S.FINISHED, winner, cards_dealt, now
+    stream.table_event(rnd.table_id, "round.finished", rnd.pk, winner=winner, cards_dealt=cards_dealt, match=match)
+    hooks.round_finished.send(sender=Round, rnd=rnd)
 
 
 def close_expired_betting() -> int:

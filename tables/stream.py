@@ -32,6 +32,8 @@ from django.utils import timezone
 from studio import metrics
 from studio.http import on_loop_after
 
+from .models import Table
+
 log = logging.getLogger(__name__)
 
 TABLE_EVENTS = (
@@ -158,8 +160,6 @@ async def _send_batch(layer, batch: list[dict[str, Any]]) -> None:
 
 
 def _next_seq(table_id: int) -> int:
-    from .models import Table
-
     with connection.cursor() as cur:
         cur.execute(f"UPDATE {Table._meta.db_table} SET stream_seq = stream_seq + 1 WHERE id = %s RETURNING stream_seq",
                     [table_id])

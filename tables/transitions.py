@@ -38,6 +38,17 @@ def transition(*, round_id: int, frm: str, to: str, actor=None, action: str, dat
     return True
 
 
+def transition_or_refuse(*, round_id: int, frm: str, to: str, **kwargs) -> None:
+    """`transition` for a caller that holds the round's lock and has just read it in `frm`: the
+    compare-and-set cannot lose there, and if it ever does (a writer that skipped the lock), the
+    change is refused (409 `round_changed`) and the caller's transaction rolls back: no audit, no
+    event, no reaction for a move that did not happen."""
+    if not transition(round_id=round_id, frm=frm, to=to, **kwargs):
+        now = Round.objects.filter(pk=round_id).values_list("status", flat=True).first()
+        raise WrongMoment(f"The round is no longer {frm} (it is {now}): look again.", code="round_changed",
+                          extra={"status": now})
+
+
 def audit(*, round_id: int, actor, action: str, frm: str = "", to: str = "", data: dict | None = None) -> None:
     """The audit record of a round's change; a round entering a status (opened: "" to betting) is counted once committed."""
     RoundEvent.objects.create(

@@ -6,9 +6,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 
 from accounts.tokens import page_token
-from tables.access import match_visible, visible_tables
-
+from matches.services import match_join
+from studio.errors import ApplicationError, NotFound
 from studio.roles import DEALER, PLAYER, SUPERVISOR, has_role, roles_of
+from tables.access import match_or_404, visible_tables
 
 
 def home(request):
@@ -66,9 +67,6 @@ def matches(request):
 @login_required
 def match_join_link(request, code):
     """The link a player shares: joins (if possible) and opens the match."""
-    from studio.errors import ApplicationError
-    from matches.services import match_join
-
     try:
         match = match_join(code=code, user=request.user)
     except ApplicationError as exc:
@@ -80,11 +78,10 @@ def match_join_link(request, code):
 @login_required
 def match(request, pk):
     """The match table (bet, sit out, standings) and, once it ends, its results with the chart."""
-    from tables.models import Match
-
-    match = get_object_or_404(Match, pk=pk)
-    if not match_visible(match=match, user=request.user):
-        raise Http404("No such match of yours: join it with its code.")
+    try:
+        match = match_or_404(match_id=pk, user=request.user)
+    except NotFound as exc:
+        raise Http404(exc.message) from None
     return render(request, "match.html", {"match": match, "token": _token(request)})
 
 

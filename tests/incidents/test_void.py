@@ -305,3 +305,32 @@ async def test_pauses_corrections_and_voids_reach_the_table_stream_and_players(d
     refunded = personal[1]
     assert (refunded["round"], D(refunded["refunded"]), D(refunded["balance"])) == (rnd.pk, D(50), D(1000))
     assert [(b["spot"], D(b["amount"]), b["status"]) for b in refunded["bets"]] == [("andar", D(50), "refunded")]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_resume_racing_a_void_one_wins_the_other_is_refused_whole(dealer, supervisor, make_table, crowd, held_tasks):
+    for _ in range(4):  # whichever gets the round's lock first, the other changes nothing
+        rnd = open_round(make_table(), dealer, "KS")
+        for player in crowd:
+            place(player, rnd, "andar", 20)
+        incident = raise_incident(rnd, dealer, "equipment")
+        staking = [balance(p) for p in crowd]
+        resumed, voided = race(lambda: incidents.incident_resume(incident_id=incident.pk, actor=supervisor),
+                               lambda: incidents.incident_void(incident_id=incident.pk, actor=supervisor, reason="race"))
+        assert sorted([resumed[0], voided[0]]) == ["error", "ok"], (resumed, voided)
+        after = fresh(rnd)
+        actions = list(after.events.filter(action__in=["resumed", "voided"]).values_list("action", flat=True))
+        if resumed[0] == "ok":
+            assert isinstance(voided[1], ApplicationError) and voided[1].code == "incident_resolved", voided
+            assert (after.status, actions, incident_status(incident)) == ("betting", ["resumed"], "resolved")
+            assert [balance(p) for p in crowd] == staking  # the stakes stay on the felt
+        else:
+            assert isinstance(resumed[1], ApplicationError) and resumed[1].code == "incident_voided", resumed
+            assert (after.status, actions, incident_status(incident)) == ("voided", ["voided"], "voided")
+            assert [balance(p) for p in crowd] == [b + 20 for b in staking]  # every stake refunded
+        assert_books_balance()
+
+
+def incident_status(incident) -> str:
+    return Incident.objects.values_list("status", flat=True).get(pk=incident.pk)

@@ -1,0 +1,29 @@
+"""The hook points of a round: every reaction that goes up the layers, declared here and only here.
+
+A service low in the layers (tables, bets, incidents) cannot import the code that reacts to its
+change (a task, a match): that code sits above it. So the service sends one of these Django signals
+and the reacting app connects its receiver in its AppConfig.ready(), with a `dispatch_uid` (a
+receiver connected twice still runs once). Receivers run synchronously, in connection order, inside
+the sender's transaction: a reaction is part of the change and rolls back with it; what must wait
+for the commit (a task, a broadcast) the receiver puts after commit itself (studio.scheduling,
+tables.stream). Each is sent with `sender=Round` and `rnd=`, the round as the sender just wrote it.
+
+    hook            sent by                                        connected by: the reaction
+    betting_opened  round_open; incident_resume back into betting  tables: the close-betting timer task
+    round_finished  round_finish (the match card, or on resume)    bets: the settlement task
+    round_settled   bets.settlement (a settle and a re-settle)     matches: score the round
+    round_voided    incident_void                                  matches: forget the round
+"""
+from django.dispatch import Signal
+
+betting_opened = Signal()
+round_finished = Signal()
+round_settled = Signal()
+round_voided = Signal()
+
+HOOKS: dict[str, Signal] = {
+    "betting_opened": betting_opened,
+    "round_finished": round_finished,
+    "round_settled": round_settled,
+    "round_voided": round_voided,
+}

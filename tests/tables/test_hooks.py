@@ -1,0 +1,95 @@
+"""The hook points of tables.hooks: declared there and only there, each connected by exactly the
+apps that react to it, each reaction running once however often an app registers it."""
+import ast
+from pathlib import Path
+
+import pytest
+from django.apps import apps
+from django.db import transaction
+from django.dispatch import Signal
+
+from studio import scheduling
+from tables import hooks
+from tables.models import Round
+from tables.services import card_deal, round_close_betting, round_open
+
+ROOT = Path(__file__).resolve().parents[2]
+PROJECT_APPS = ["accounts", "tables", "bets", "incidents", "matches", "virtual", "web"]
+
+# Who reacts to what: the table in tables/hooks.py's docstring, as the apps connect it.
+REACTIONS = {
+    "betting_opened": ["tables.tasks.schedule_close_betting"],
+    "round_finished": ["bets.tasks.settle_when_finished"],
+    "round_settled": ["matches.services.on_round_settled"],
+    "round_voided": ["matches.services.on_round_voided"],
+}
+
+
+def receivers_of(hook: Signal, rnd: Round) -> list[str]:
+    """Send the hook as its sender does and name every receiver that ran (Signal.send's answer)."""
+    return [f"{receiver.__module__}.{receiver.__qualname__}" for receiver, _ in hook.send(sender=Round, rnd=rnd)]
+
+
+@pytest.fixture
+def dispatched(monkeypatch):
+    """The tasks sent after commit, by name, instead of running them."""
+    sent: list[tuple[str, tuple]] = []
+    monkeypatch.setattr(scheduling, "_dispatch", lambda task, args, eta: sent.append((task.name, args)))
+    return sent
+
+
+def play_to_the_match(table, dealer) -> Round:
+    rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    round_close_betting(round_id=rnd.pk, actor=dealer)
+    card_deal(round_id=rnd.pk, card="2C", actor=dealer)
+    _, finished = card_deal(round_id=rnd.pk, card="KD", actor=dealer)
+    assert finished
+    return rnd
+
+
+def test_the_hooks_are_declared_in_one_module():
+    declared = {name: value for name, value in vars(hooks).items() if isinstance(value, Signal)}
+    assert declared == hooks.HOOKS
+    assert set(hooks.HOOKS) == set(REACTIONS)
+    made_elsewhere = []
+    for package in PROJECT_APPS + ["engine", "studio"]:
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                callee = getattr(node, "func", None)
+                if isinstance(node, ast.Call) and getattr(callee, "id", getattr(callee, "attr", None)) == "Signal":
+                    made_elsewhere.append(str(path.relative_to(ROOT)))
+    assert made_elsewhere == ["tables/hooks.py"] * len(hooks.HOOKS)
+
+
+@pytest.mark.django_db
+def test_each_hook_reaches_exactly_the_apps_that_react_to_it(dealer, table):
+    rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    assert {name: receivers_of(hook, rnd) for name, hook in hooks.HOOKS.items()} == REACTIONS
+
+
+@pytest.mark.django_db
+def test_a_reaction_registered_twice_runs_once(dealer, table, dispatched, django_capture_on_commit_callbacks):
+    for label in PROJECT_APPS:
+        apps.get_app_config(label).ready()
+    with django_capture_on_commit_callbacks(execute=True):
+        rnd = play_to_the_match(table, dealer)
+    assert dispatched == [("tables.tasks.close_betting", (rnd.pk,)), ("bets.tasks.settle_round", (rnd.pk,))]
+    assert {name: receivers_of(hook, rnd) for name, hook in hooks.HOOKS.items()} == REACTIONS
+
+
+@pytest.mark.django_db
+def test_a_reaction_waits_for_the_commit_and_dies_with_a_rollback(dealer, table, dispatched, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        play_to_the_match(table, dealer)
+    assert dispatched == []  # the hooks ran inside the transactions; their tasks wait for the commit
+    for callback in callbacks:
+        callback()
+    assert [name for name, _ in dispatched] == ["tables.tasks.close_betting", "bets.tasks.settle_round"]
+
+    dispatched.clear()
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        with pytest.raises(RuntimeError), transaction.atomic():
+            rnd = play_to_the_match(table, dealer)
+            raise RuntimeError("rolled back")
+    assert (callbacks, dispatched) == ([], [])
+    assert not Round.objects.filter(pk=rnd.pk).exists()
