@@ -11,7 +11,7 @@ from studio import metrics
 from studio.errors import WrongMoment, invalid
 from studio.scheduling import enqueue_on_commit
 
-from . import stream
+from . import events, stream
 from .access import PERSON, require_round_driver, require_table_driver
 from engine import Deal, DealFinished, DuplicateCard, InvalidCard, parse_card
 from .models import DealtCard, Round, Table
@@ -67,11 +67,10 @@ def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = Non
             from .tasks import close_betting
 
             enqueue_on_commit(close_betting, rnd.pk, eta=rnd.closes_at)
-            stream.table_event(
-                table.pk, "round.opened", rnd.pk, joker=joker, first_side=first_side,
-                closes_at=rnd.closes_at.isoformat(), betting_seconds=table.betting_seconds, spots=round_spots(rnd),
-                commitment=rnd.commitment or None,
-            )
+            stream.table_event(table.pk, rnd.pk, events.RoundOpened(
+                joker=joker, first_side=first_side, closes_at=rnd.closes_at.isoformat(), betting_seconds=table.betting_seconds,
+                spots=round_spots(rnd), commitment=rnd.commitment or None,
+            ))
             return rnd
     except IntegrityError:  # the partial unique index caught a race between two opens
         raise WrongMoment("Another round was just opened at this table.", code="round_already_open") from None
@@ -105,7 +104,7 @@ def _close(rnd: Round, *, actor, reason: str, strict: bool) -> bool:
             rnd.refresh_from_db()
             _refuse_not_open(rnd, "close betting")
         return False
-    stream.table_event(rnd.table_id, "betting.closed", rnd.pk, closed_at=closed_at.isoformat(), reason=reason)
+    stream.table_event(rnd.table_id, rnd.pk, events.BettingClosed(closed_at=closed_at.isoformat(), reason=reason))
     if now >= rnd.closes_at:  # a due close (timer, sweep, first card, or a dealer after the deadline): how late
         lag = (now - rnd.closes_at).total_seconds()
         transaction.on_commit(lambda: metrics.CLOSE_LAG.observe(lag))
@@ -143,7 +142,7 @@ def card_deal(*, round_id: int, card: str, actor, by: str = PERSON) -> tuple[Dea
         dealt = DealtCard.objects.create(round=rnd, position=position, side=side.value, card=card)
         audit(round_id=rnd.pk, actor=actor, action="card", frm=rnd.status, to=rnd.status,
               data={"position": position, "side": side.value, "card": card})
-        stream.table_event(rnd.table_id, "card.dealt", rnd.pk, position=position, side=side.value, card=card)
+        stream.table_event(rnd.table_id, rnd.pk, events.CardDealt(position=position, side=side.value, card=card))
         outcome = deal.outcome
         if outcome is None:
             Round.objects.filter(pk=rnd.pk).update(cards_dealt=position)
@@ -152,7 +151,7 @@ def card_deal(*, round_id: int, card: str, actor, by: str = PERSON) -> tuple[Dea
         transition(round_id=rnd.pk, frm=S.DEALING, to=S.FINISHED, actor=actor, action="finished",
                    data={"winner": outcome.winner.value, "cards_dealt": position, "match": card},
                    winner=outcome.winner.value, cards_dealt=position, finished_at=now)
-        stream.table_event(rnd.table_id, "round.finished", rnd.pk, winner=outcome.winner.value, cards_dealt=position, match=card)
+        stream.table_event(rnd.table_id, rnd.pk, events.RoundFinished(winner=outcome.winner.value, cards_dealt=position, match=card))
         from bets.tasks import settle_round
 
         enqueue_on_commit(settle_round, rnd.pk)
