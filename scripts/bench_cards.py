@@ -1,4 +1,4 @@
-"""Benchmark (issue 3): the time from a card POST to its response, on PostgreSQL.
+"""Benchmark: the time from a card POST to its response, on PostgreSQL.
 
 A dealer opens a round, closes betting and posts the cards of a freshly shuffled pack until the
 match, round after round, until --cards cards were dealt. Measured twice:
@@ -10,7 +10,7 @@ Only the card POSTs (card_deal calls) are timed; one warm-up round of each is no
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench REDIS_URL=redis://127.0.0.1:6379/4 \\
         .venv/bin/python scripts/bench_cards.py [--cards 1000] [--workers 1] [--keep]
 
-Target (issue 3): p99 under 20 ms over HTTP.
+Target: p99 under 20 ms over HTTP.
 """
 from __future__ import annotations
 

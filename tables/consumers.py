@@ -179,7 +179,8 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         self.held: dict[int, str] = {}  # events waiting for a missing earlier one
         self.gap_timer = None
         self.backlog: deque[str] = deque()  # texts not yet written to the socket
-        self.writer: asyncio.Task | None = None  # the task writing the backlog, while there is one
+        self.writer: asyncio.Task | None = None  # the task writing the backlog (from the first text on)
+        self.wakeup: asyncio.Future | None = None  # done when the writer has texts to write
         self.user_id, self.close_code, self.started = None, None, time.monotonic()
 
     async def connect(self):
@@ -275,7 +276,7 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
             self.next_seq = seq + 1
 
     def _write(self, text: str) -> None:
-        """Queue a text for the socket. One task per watcher writes the queue in order, so a
+        """Queue a text for the socket. The watcher's writer task writes the queue in order, so a
         watcher whose socket does not take data holds up only itself; after MAX_BACKLOG texts
         waiting it is closed."""
         if self.closed:
@@ -285,16 +286,24 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
             return
         self.backlog.append(text)
         if self.writer is None:
-            self.writer = asyncio.get_running_loop().create_task(self._write_backlog())
+            loop = asyncio.get_running_loop()
+            self.wakeup = loop.create_future()
+            self.writer = loop.create_task(self._write_backlog())
+        if not self.wakeup.done():
+            self.wakeup.set_result(None)
 
     async def _write_backlog(self) -> None:
+        """The watcher's writer, for as long as it is connected: one task, woken when texts are
+        queued (no task per message)."""
+        loop = asyncio.get_running_loop()
         try:
-            while self.backlog and not self.closed:
-                await self.send(text_data=self.backlog.popleft())
+            while not self.closed:
+                await self.wakeup
+                self.wakeup = loop.create_future()
+                while self.backlog and not self.closed:
+                    await self.send(text_data=self.backlog.popleft())
         except Exception:  # the client is gone; its disconnect is on the way
             self.closed = True
-        finally:
-            self.writer = None
 
     def _too_slow(self) -> None:
         log.warning("closing a watcher of table %s: more than %s messages behind", self.table_id, MAX_BACKLOG)
