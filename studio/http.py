@@ -7,6 +7,8 @@ middleware half and the view through `sync_to_async`, some thirty thread hops a 
 thread that opens its own database connection. a2wsgi runs the whole request (middleware and view)
 in one thread of a fixed pool (`HTTP_THREADS` per process), as a WSGI server would: the thread keeps
 its database connection between requests (CONN_MAX_AGE). WebSockets stay on Channels (web/asgi.py).
+The price: a2wsgi's thread waits for the event loop at each message it hands over (start, body,
+end): about 0.4 ms of CPU a request on a 2-core machine, measured on a loop of trivial requests.
 
 What this module adds:
 
