@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from studio.money import from_minor
 from tables import stream
+from tables.events import BetRefunded
 from tables.models import Round
 
 from .ledger import house_account
@@ -50,6 +51,6 @@ def notify_refunds(*, round_id: int) -> int:
         entry = per_player.setdefault(player_id, {"round": round_id, "bets": [], "refunded": 0, "balance": str(balance)})
         entry["bets"].append({"bet": bet_id, "spot": spot, "amount": str(amount), "status": "refunded"})
         entry["refunded"] += amount
-    events = [(pid, "bet.refunded", {**e, "refunded": str(e["refunded"])}) for pid, e in per_player.items()]
+    events = [(pid, BetRefunded(**{**e, "refunded": str(e["refunded"])})) for pid, e in per_player.items()]
     stream.user_events(events)
     return len(events)

@@ -10,6 +10,7 @@ from studio import metrics
 from studio.errors import ApplicationError, InvalidInput, NotFound, WrongMoment, invalid
 from studio.money import parse_amount
 from tables import stream
+from tables.events import BetCancelled, BetPlaced
 from tables.access import require_round_visible
 from engine import offered_spots
 from tables.models import Round
@@ -153,8 +154,8 @@ def _check(context: BetContext, *, player, spot: str, amount, via_match: bool) -
 
 
 def _placed(bet: Bet, balance: Decimal) -> Bet:
-    stream.user_event(bet.player_id, "bet.placed", round=bet.round_id, bet=bet.pk, spot=bet.spot, amount=f"{bet.amount:.2f}",
-                      balance=str(balance))
+    stream.user_event(bet.player_id, BetPlaced(round=bet.round_id, bet=bet.pk, spot=bet.spot, amount=f"{bet.amount:.2f}",
+                                               balance=str(balance)))
     bet.balance = balance
     transaction.on_commit(metrics.BETS_ACCEPTED.inc)  # at once outside a transaction
     return bet
@@ -173,7 +174,7 @@ def bet_cancel(*, bet_id: int, player) -> Decimal:
         if Bet.objects.filter(pk=bet.pk, status=Bet.Status.OPEN).update(status=Bet.Status.CANCELLED) != 1:
             raise WrongMoment("This bet was already taken back.", code="bet_not_open")
         balance = post(wallet=wallet, counter=house, amount=bet.amount, kind=LedgerEntry.Kind.CANCEL, bet=bet, round_id=rnd.pk)
-        stream.user_event(player.pk, "bet.cancelled", round=rnd.pk, bet=bet.pk, spot=bet.spot, amount=str(bet.amount), balance=str(balance))
+        stream.user_event(player.pk, BetCancelled(round=rnd.pk, bet=bet.pk, spot=bet.spot, amount=str(bet.amount), balance=str(balance)))
         return balance
 
 

@@ -17,6 +17,7 @@ from django.utils import timezone
 from studio import metrics
 from studio.money import from_minor, to_minor
 from tables import hooks, stream
+from tables.events import BetSettled, RoundSettled
 from engine import spot_odds_for
 from tables.models import Round
 from tables.selectors import round_config, round_deal, round_totals
@@ -135,7 +136,7 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
             metrics.SETTLE_LAG.observe(lag)
 
     transaction.on_commit(counted)
-    stream.table_event(rnd.table_id, "round.settled", rnd.pk, winner=rnd.winner, totals=round_totals(rnd), version=version)
+    stream.table_event(rnd.table_id, rnd.pk, RoundSettled(winner=rnd.winner, totals=round_totals(rnd), version=version))
     hooks.round_settled.send(sender=Round, rnd=rnd)
     transaction.on_commit(lambda: notify_players(round_id=round_id))
 
@@ -152,6 +153,6 @@ def notify_players(*, round_id: int) -> int:
     events = []
     for player_id, entry in per_player.items():
         entry["payout"] = str(entry["payout"])
-        events.append((player_id, "bet.settled", entry))
+        events.append((player_id, BetSettled(**entry)))
     stream.user_events(events)
     return len(events)

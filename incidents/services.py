@@ -14,7 +14,7 @@ from bets.settlement import round_resettle
 from engine import EngineError
 from studio.errors import NotFound, WrongMoment, invalid
 from studio.roles import SUPERVISOR, has_role
-from tables import hooks, stream
+from tables import events, hooks, stream
 from tables.access import PERSON, require_round_driver, require_round_visible, round_driver
 from tables.models import DealtCard, Incident, Round
 from tables.selectors import round_deal
@@ -57,7 +57,7 @@ def incident_raise(*, round_id: int, actor, kind: str, notes: str = "") -> Incid
             left_ms = max(0, int((rnd.closes_at - now).total_seconds() * 1000)) if rnd.status == S.BETTING else None
             transition_or_refuse(round_id=rnd.pk, frm=rnd.status, to=S.PAUSED, actor=actor, action="paused",
                                  data={"kind": kind, "betting_left_ms": left_ms}, resume_status=rnd.status, betting_left_ms=left_ms)
-            stream.table_event(rnd.table_id, "round.paused", rnd.pk, kind=kind, betting_left_ms=left_ms)
+            stream.table_event(rnd.table_id, rnd.pk, events.RoundPaused(kind=kind, betting_left_ms=left_ms))
             paused = True
         incident = Incident.objects.create(round=rnd, raised_by=actor, kind=kind, paused_round=paused,
                                            notes=[_note(actor, notes)] if notes.strip() else [])
@@ -120,7 +120,7 @@ def incident_resume(*, incident_id: int, actor, resolution: str = "") -> Round:
         transition_or_refuse(round_id=rnd.pk, frm=S.PAUSED, to=to, actor=actor, action="resumed",
                              data={"incident": incident.pk, "resolution": resolution}, **fields)
         rnd.refresh_from_db()
-        stream.table_event(rnd.table_id, "round.resumed", rnd.pk, status=to, closes_at=rnd.closes_at.isoformat())
+        stream.table_event(rnd.table_id, rnd.pk, events.RoundResumed(status=to, closes_at=rnd.closes_at.isoformat()))
         if to == S.BETTING:
             hooks.betting_opened.send(sender=Round, rnd=rnd)
         elif (outcome := round_deal(rnd).outcome) is not None:
@@ -145,7 +145,7 @@ def incident_void(*, incident_id: int, actor, reason: str) -> Round:
         _close_incident(incident, actor=actor, status=Incident.Status.VOIDED, resolution=reason)
         Incident.objects.filter(round=rnd, status=Incident.Status.OPEN).update(
             status=Incident.Status.VOIDED, resolved_at=timezone.now(), resolved_by=actor, resolution=f"round voided: {reason}")
-        stream.table_event(rnd.table_id, "round.voided", rnd.pk, reason=reason, **totals)
+        stream.table_event(rnd.table_id, rnd.pk, events.RoundVoided(reason=reason, **totals))
         rnd.refresh_from_db()
         hooks.round_voided.send(sender=Round, rnd=rnd)
         return rnd
@@ -215,7 +215,7 @@ def _corrected(rnd: Round, *, actor, deal, data: dict) -> Round:
     Round.objects.filter(pk=rnd.pk).update(**fields)
     audit(round_id=rnd.pk, actor=actor, action="corrected", frm=rnd.status, to=rnd.status, data=data)
     cards = [{"position": i + 1, "side": deal.side_of(i + 1).value, "card": str(c)} for i, c in enumerate(deal.cards)]
-    stream.table_event(rnd.table_id, "round.corrected", rnd.pk, cards=cards, winner=fields.get("winner"), **data)
+    stream.table_event(rnd.table_id, rnd.pk, events.RoundCorrected(cards=cards, winner=fields.get("winner"), **data))
     rnd.refresh_from_db()
     if rnd.status == S.SETTLED:
         round_resettle(rnd=rnd, actor=actor)

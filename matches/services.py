@@ -23,7 +23,7 @@ from bets.services import bet_place
 from engine import Side
 from studio.errors import ApplicationError, Busy, NotAllowed, WrongMoment, invalid
 from studio.roles import PLAYER, SUPERVISOR, has_role
-from tables import stream
+from tables import events, stream
 from tables.access import MATCH, match_or_404
 from tables.models import Match, MatchPlayer, Round, Table
 from tables.services import round_close_betting
@@ -121,8 +121,8 @@ def match_start(*, match_id: int, actor) -> Match:
             chips_issue(user=p.user, amount=START_CHIPS, currency=match.currency, memo=f"match {match.code} chips")
         Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING, started_at=timezone.now())
         Table.objects.filter(pk=match.table_id).update(virtual_dealer=True)
-        stream.table_event(match.table_id, "match.started", None, match=match.pk, scoring=match.scoring,
-                           rounds=match.rounds_total, players=[p.user.username for p in players], chips=str(START_CHIPS))
+        stream.table_event(match.table_id, None, events.MatchStarted(match=match.pk, scoring=match.scoring,
+                           rounds=match.rounds_total, players=[p.user.username for p in players], chips=str(START_CHIPS)))
         match.refresh_from_db()
         return match
 
@@ -244,8 +244,8 @@ def _record(match: Match, rnd: Round, *, drop: bool = False) -> None:
     Match.objects.filter(pk=match.pk).update(rounds_played=played)
     match.rounds_played = played
     standings = _standings(match, players, money)
-    stream.table_event(match.table_id, "match.round", rnd.pk, match=match.pk, rounds_played=played,
-                       rounds=match.rounds_total, standings=standings)
+    stream.table_event(match.table_id, rnd.pk, events.MatchRound(match=match.pk, rounds_played=played,
+                       rounds=match.rounds_total, standings=standings))
     with_chips = sum(1 for p in players if money.get(p.user_id, Decimal(0)) > 0)
     early = match.scoring == Match.Scoring.CHIPS and with_chips <= 1
     if played >= match.rounds_total or early:
@@ -276,4 +276,4 @@ def _finish(match: Match, standings: list[dict], *, early: bool) -> None:
               "draw": draw, "early": early}
     Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED, finished_at=timezone.now(), result=result)
     Table.objects.filter(pk=match.table_id).update(virtual_dealer=False)
-    stream.table_event(match.table_id, "match.finished", None, match=match.pk, **result)
+    stream.table_event(match.table_id, None, events.MatchFinished(match=match.pk, **result))

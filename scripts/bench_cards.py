@@ -1,4 +1,4 @@
-"""Benchmark (issue 3): the time from a card POST to its response, on PostgreSQL.
+"""Benchmark: the time from a card POST to its response, on PostgreSQL.
 
 A dealer opens a round, closes betting and posts the cards of a freshly shuffled pack until the
 match, round after round, until --cards cards were dealt. Measured twice:
@@ -10,7 +10,7 @@ Only the card POSTs (card_deal calls) are timed; one warm-up round of each is no
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench REDIS_URL=redis://127.0.0.1:6379/4 \\
         .venv/bin/python scripts/bench_cards.py [--cards 1000] [--workers 1] [--keep]
 
-Target (issue 3): p99 under 20 ms over HTTP.
+Target: p99 under 20 ms over HTTP.
 """
 from __future__ import annotations
 
@@ -177,8 +177,9 @@ def main() -> int:
         latency_row("(context) close-betting POST", http["close"]),
     ]
     print_table(LATENCY_HEADERS, rows, title="Card POST -> response (PostgreSQL, Redis broadcasts)")
-    print("In-process runs the service in a worker thread under an event loop, as the server does; from a plain thread\n"
-          "(a Celery task, manage.py) each broadcast starts a new event loop and Redis connection (async_to_sync in tables.stream.publish).")
+    print("In-process runs the service in a worker thread under an event loop, its broadcast sent on that loop before it returns\n"
+          "(the server sends it after the response instead); from a plain thread (a Celery task, manage.py) each broadcast starts\n"
+          "a new event loop and Redis connection (async_to_sync in tables.stream.publish).")
     print(f"HTTP: {len(http['card'])} cards in {http_rounds} rounds, {http_wall:.1f} s wall (incl. opens/closes). "
           f"In-process: {len(local)} cards in {local_rounds} rounds, {local_wall:.1f} s wall.")
     print(f"SQL statements per card_deal (plus BEGIN and COMMIT): {len(queries.get('card', []))} for a card, "

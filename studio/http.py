@@ -1,92 +1,100 @@
-"""HTTP for the ASGI server: Django's WSGI handler on a fixed pool of threads, one hop per request.
+"""HTTP for the ASGI server: Django's WSGI handler under a2wsgi's `WSGIMiddleware`, and the three
+things the studio adds around it. The bend of a2wsgi lives here and nowhere else (tests/ops/test_http_bridge.py
+tests it directly; pyproject.toml pins a2wsgi below its next minor version for it).
 
-All of the studio's HTTP views are synchronous. Django's ASGI handler would run each middleware's
-request and response halves and the view through `sync_to_async`, about 30 thread hops per request,
-each in a new thread with a new database connection. Here the whole request runs in one thread of a
-fixed pool (`HTTP_THREADS` per process), start to finish, as under a WSGI server: the thread keeps
-its database connection between requests and a request costs a fraction of the CPU. WebSockets stay
-on Channels (web/asgi.py). The body is read on the event loop before the thread is taken, so a
-slow client never holds a thread; a response goes back in one message, or chunk by chunk when it
-streams (the CSV export). A streamed chunk the client does not take within `HTTP_SEND_TIMEOUT`
-seconds (a client that stopped reading, its buffers full) ends the response and frees the thread.
+Why WSGI at all: every HTTP view of the studio is synchronous. Django's ASGI handler runs each
+middleware half and the view through `sync_to_async`, some thirty thread hops a request, each in a
+thread that opens its own database connection. a2wsgi runs the whole request (middleware and view)
+in one thread of a fixed pool (`HTTP_THREADS` per process), as a WSGI server would: the thread keeps
+its database connection between requests (CONN_MAX_AGE). WebSockets stay on Channels (web/asgi.py).
+The price: a2wsgi's thread waits for the event loop at each message it hands over (start, body,
+end): about 0.4 ms of CPU a request on a 2-core machine, measured on a loop of trivial requests.
+
+What this module adds:
+
+- **The body is read on the event loop** before a thread is taken (a slow uploader never holds
+  one), and a body over `MAX_BODY` is refused with 413 without reaching Django.
+- **A streamed response's client that stops reading** (the CSV export) is given `HTTP_SEND_TIMEOUT`
+  seconds per chunk; then the response ends, the thread stops producing chunks and is free again.
+  a2wsgi's own sender would wait for such a client for ever, and its thread with it.
+- **A request's broadcasts leave right after its response**, from the event loop, with no thread
+  hop: `after_response(callback, *args)` called in the request's thread queues the call, and it
+  runs on the loop once the response is sent (see tables/stream.py). This relies on a2wsgi running
+  the WSGI application in a copy of the request task's context (`contextvars.copy_context()`).
 """
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import io
+import contextvars
 import os
-import sys
-import threading
-from concurrent.futures import ThreadPoolExecutor
+
+from a2wsgi import WSGIMiddleware
 
 from studio import access
 
 MAX_BODY = 10 * 1024 * 1024  # Django refuses bigger forms anyway (DATA_UPLOAD_MAX_MEMORY_SIZE)
 
 
-def _environ(scope: dict, body: bytes) -> dict:
-    path = scope["path"]
-    root = scope.get("root_path", "")
-    if root and path.startswith(root):
-        path = path[len(root):]
-    server = scope.get("server") or ("localhost", 80)
-    environ = {
-        "REQUEST_METHOD": scope["method"],
-        "SCRIPT_NAME": root.encode("utf8").decode("latin1"),
-        "PATH_INFO": path.encode("utf8").decode("latin1"),
-        "QUERY_STRING": scope["query_string"].decode("latin1"),
-        "SERVER_NAME": server[0],
-        "SERVER_PORT": str(server[1] or 0),
-        "SERVER_PROTOCOL": f"HTTP/{scope['http_version']}",
-        "REMOTE_ADDR": (scope.get("client") or ("", 0))[0],
-        "wsgi.version": (1, 0),
-        "wsgi.url_scheme": scope.get("scheme", "http"),
-        "wsgi.input": io.BytesIO(body),
-        "wsgi.errors": sys.stderr,
-        "wsgi.multithread": True,
-        "wsgi.multiprocess": True,
-        "wsgi.run_once": False,
-    }
-    for raw_name, raw_value in scope["headers"]:
-        name = raw_name.decode("latin1")
-        if name == "content-length":
-            key = "CONTENT_LENGTH"
-        elif name == "content-type":
-            key = "CONTENT_TYPE"
-        else:
-            key = "HTTP_" + name.upper().replace("-", "_")
-        value = raw_value.decode("latin1")
-        environ[key] = f"{environ[key]},{value}" if key in environ else value
-    return environ
+class ClientTooSlow(Exception):
+    """A streamed response's client took no data for HTTP_SEND_TIMEOUT seconds: the response ends."""
 
 
-_request = threading.local()
+class _Exchange:
+    """One request's state, shared by the loop's side and the request thread (through a contextvar)."""
+
+    __slots__ = ("after", "gone")
+
+    def __init__(self):
+        self.after: list = []
+        self.gone = False
 
 
-def on_loop_after(callback, *args) -> bool:
-    """In one of the server's request threads: have callback(*args) run on the server's event loop
-    when this request's response is handed back to it (no extra wake-up of the loop, no waiting),
-    and return True. Anywhere else: return False and do nothing."""
-    pending = getattr(_request, "pending", None)
-    if pending is None:
+_exchange: contextvars.ContextVar[_Exchange | None] = contextvars.ContextVar("studio.http.exchange", default=None)
+
+
+def after_response(callback, *args) -> bool:
+    """In a request thread of the server: have callback(*args) run on the server's event loop once
+    this request's response is sent, and return True. Anywhere else: return False and do nothing."""
+    exchange = _exchange.get()
+    if exchange is None:
         return False
-    pending.append((callback, args))
+    exchange.after.append((callback, args))
     return True
 
 
-class ClientTooSlow(Exception):
-    """A streamed response's client stopped reading: the response ends, the server closes the connection."""
+class _StopWhenGone:
+    """A streamed response's chunks, ended as soon as the client is known to be gone."""
+
+    def __init__(self, response, exchange: _Exchange):
+        self.response, self.exchange = response, exchange
+
+    def __iter__(self):
+        for chunk in self.response:
+            if self.exchange.gone:
+                raise ClientTooSlow("the client stopped reading")
+            yield chunk
+
+    def close(self):
+        self.response.close()  # Django's request_finished: the database connection goes back
+
+
+def _wsgi(application):
+    def app(environ, start_response):
+        response = application(environ, start_response)
+        exchange = _exchange.get()
+        if exchange is None or not getattr(response, "streaming", False):
+            return response
+        return _StopWhenGone(response, exchange)
+    return app
 
 
 class WsgiHttp:
-    """An ASGI application for `http` scopes that runs a WSGI application on a fixed thread pool."""
+    """An ASGI application for `http` scopes: a WSGI application through a2wsgi, with the additions above."""
 
-    def __init__(self, wsgi_application, threads: int | None = None):
-        self.app = wsgi_application
+    def __init__(self, wsgi_application, threads: int | None = None, send_timeout: float | None = None):
         self.threads = threads or int(os.environ.get("HTTP_THREADS", "8"))
-        self.executor = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="http")
-        self.send_timeout = float(os.environ.get("HTTP_SEND_TIMEOUT", "30"))
+        self.send_timeout = send_timeout or float(os.environ.get("HTTP_SEND_TIMEOUT", "30"))
+        self.bridge = WSGIMiddleware(_wsgi(wsgi_application), workers=self.threads)
 
     async def __call__(self, scope, receive, send):
         assert scope["type"] == "http", scope["type"]
@@ -105,45 +113,29 @@ class WsgiHttp:
             chunks.append(chunk)
             if not message.get("more_body"):
                 break
-        loop = asyncio.get_running_loop()
-        start, body, streamed, pending = await loop.run_in_executor(self.executor, self._run, scope, b"".join(chunks), send, loop)
-        for callback, args in pending:
-            callback(*args)
-        if not streamed:
-            await send(start)
-            await send({"type": "http.response.body", "body": body})
+        request = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
 
-    def _run(self, scope, body: bytes, send, loop):
-        """In a pool thread: the whole WSGI request. A plain response is returned whole (one send on
-        the loop); a streaming one is sent chunk by chunk from here as it is produced."""
-        state = {}
-        _request.pending = pending = []
+        async def replay():
+            return request
 
-        def start_response(status, headers, exc_info=None):
-            state["start"] = {"type": "http.response.start", "status": int(status.split(" ", 1)[0]),
-                              "headers": [(k.lower().encode("latin1"), v.encode("latin1")) for k, v in headers]}
+        exchange = _Exchange()
+        timeout = self.send_timeout
 
-        result = self.app(_environ(scope, body), start_response)
+        async def send_or_drop(message):
+            if exchange.gone:
+                return  # keep a2wsgi's queue moving: its thread must never wait for a dead client
+            try:
+                async with asyncio.timeout(timeout):
+                    await send(message)
+            except TimeoutError:
+                exchange.gone = True
+
+        token = _exchange.set(exchange)
         try:
-            if not getattr(result, "streaming", False):  # an HttpResponse: its content, whole
-                return state["start"], b"".join(result), False, pending
-
-            def send_now(message):
-                sent = asyncio.run_coroutine_threadsafe(send(message), loop)
-                try:
-                    sent.result(self.send_timeout)
-                except concurrent.futures.TimeoutError:
-                    sent.cancel()
-                    raise ClientTooSlow(f"the client took no data for {self.send_timeout} s") from None
-
-            send_now(state["start"])
-            for chunk in result:
-                if chunk:
-                    send_now({"type": "http.response.body", "body": chunk, "more_body": True})
-            send_now({"type": "http.response.body"})
-            return state["start"], b"", True, pending
+            await self.bridge(scope, replay, send_or_drop)
+        except ClientTooSlow:
+            pass  # the response is incomplete: the server closes the connection
         finally:
-            close = getattr(result, "close", None)
-            if close is not None:
-                close()  # Django's request_finished: the database connection goes back
-            _request.pending = None
+            _exchange.reset(token)
+            for callback, args in exchange.after:
+                callback(*args)

@@ -163,6 +163,7 @@ USE_I18N = False
 USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]  # the pages' ES modules (static/events.js)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Accounts: tokens expire (accounts.tokens); failed logins are throttled per username and address
 # by django-axes (accounts.lockouts), which checks every login before the model backend.

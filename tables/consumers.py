@@ -1,17 +1,16 @@
 """The live stream of a table: `ws://HOST/ws/tables/{id}/` (protocol in docs/STREAM.md).
 
 A watcher gets a snapshot on connect, then every event of the table in `seq` order and, when it
-connected with its API token (`?token=`) or its session cookie, its own personal messages.
-Consumers do no database work per event.
+connected as a player (web/asgi.py authenticates the socket: accounts/asgi_auth.py), its own
+personal messages. Consumers do no database work per event.
 
 Fan-out: a server process has one `StreamHub` (per event loop). The hub holds the process's one
 channel on the channel layer and subscribes it to each group a local watcher needs (`table.7`,
 `user.3`): one Redis subscription per group and process, not one per watcher. For each message it
 calls `deliver()` on every local member. The event arrives JSON-encoded once (tables/stream.py) and
-is written to each socket as is. A send that can complete at once (the usual case: the socket
-takes it) runs synchronously; a send that has to wait (a slow or dead watcher whose buffers are
-full) finishes in that watcher's own task, its later messages queued behind it, so it never holds
-up the others; a watcher too far behind is closed, and reconnects to a fresh snapshot.
+is written to each socket as is, by the watcher's own writer task, in order: a slow or dead
+watcher whose buffers are full holds up only itself, and one too far behind is closed (it
+reconnects to a fresh snapshot).
 """
 from __future__ import annotations
 
@@ -20,20 +19,17 @@ import json
 import logging
 import time
 from collections import deque
-from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
-from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
-from channels.utils import await_many_dispatch
 from django.contrib.auth.models import AnonymousUser
 from django.core.serializers.json import DjangoJSONEncoder
 
-from accounts.tokens import token_user
 from studio import access, metrics
 
 from .access import table_visible
+from .snapshot import table_snapshot
 from .stream import table_group, user_group
 
 log = logging.getLogger(__name__)
@@ -155,35 +151,7 @@ class StreamHub:
                     watcher.deliver(message)
                 except Exception:
                     log.exception("stream delivery failed")
-
-
-def _send_now(coro) -> asyncio.Future | None:
-    """Run a send coroutine as far as it goes without waiting (as Python 3.12's eager tasks do).
-    Returns None when it completed, else what it waits for: finish it with _send_rest."""
-    try:
-        waiting_for = coro.send(None)
-    except StopIteration:
-        return None
-    return waiting_for if waiting_for is not None else asyncio.sleep(0)
-
-
-async def _send_rest(coro, waiting_for) -> None:
-    """Drive a send coroutine that had to wait, as a Task would."""
-    try:
-        while True:
-            await asyncio.wait([asyncio.ensure_future(waiting_for)])
-            try:
-                waiting_for = coro.send(None)
-            except StopIteration:
-                return
-            waiting_for = waiting_for if waiting_for is not None else asyncio.sleep(0)
-    finally:
-        coro.close()
-
-
-@database_sync_to_async
-def _user_from_token(key: str):
-    return token_user(key) or AnonymousUser()  # an unknown, expired or revoked token watches as anyone
+            await asyncio.sleep(0)  # the watchers' writers run before the next message is fanned out
 
 
 @database_sync_to_async
@@ -193,12 +161,16 @@ def _visible(table_id: int, user) -> bool:
 
 @database_sync_to_async
 def _snapshot(table_id: int):
-    from .snapshot import table_snapshot
-
     return table_snapshot(table_id=table_id)
 
 
 class TableStreamConsumer(AsyncWebsocketConsumer):
+    """One watcher. It has no channel of its own on the layer (`channel_layer_alias = None`:
+    `get_channel_layer` answers None for an alias that is not configured, and Channels then runs
+    the consumer on its socket alone); the process's hub receives for it and calls `deliver`."""
+
+    channel_layer_alias = None
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.hub, self.joined, self.closed, self.counted = None, [], False, False
@@ -206,34 +178,14 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         self.early: list[dict] = []  # messages that came before the snapshot was sent
         self.held: dict[int, str] = {}  # events waiting for a missing earlier one
         self.gap_timer = None
-        self.backlog: deque | None = None  # messages behind a send that had to wait
-        self.sender: asyncio.Task | None = None
-        self.closing: asyncio.Task | None = None
+        self.backlog: deque[str] = deque()  # texts not yet written to the socket
+        self.writer: asyncio.Task | None = None  # the task writing the backlog (from the first text on)
+        self.wakeup: asyncio.Future | None = None  # done when the writer has texts to write
         self.user_id, self.close_code, self.started = None, None, time.monotonic()
-
-    async def __call__(self, scope, receive, send):
-        # AsyncConsumer.__call__ without a channel of its own: the hub receives for every watcher.
-        self.scope, self.base_send, self.channel_layer = scope, send, None
-        try:
-            await await_many_dispatch([receive], self.dispatch)
-        except StopConsumer:
-            pass
-        finally:
-            await self._leave()
-            access.ws_closed(self.scope, self.user_id, self.close_code, self.started)
-
-    async def dispatch(self, message):
-        # AsyncConsumer.dispatch without its aclose_old_connections(), a thread hop per message for
-        # handlers that use the database; these do not (database_sync_to_async cleans up itself).
-        await getattr(self, message["type"].replace(".", "_"))(message)
 
     async def connect(self):
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        token = parse_qs(self.scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
-        if token and not (token.isascii() and token.isalnum() and len(token) <= 64):  # not a token: no query for it
-            user = AnonymousUser()
-        else:
-            user = await _user_from_token(token) if token else self.scope.get("user") or AnonymousUser()
+        user = self.scope.get("user") or AnonymousUser()
         self.user_id = user.pk if user.is_authenticated else None
         await self.accept()
         access.ws_connected(self.scope, self.user_id)
@@ -243,10 +195,14 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         self.counted = True
         metrics.STREAM_CONNECTIONS.inc()
         self.hub = StreamHub.current()
-        await self._join(table_group(self.table_id))  # join first, then read the snapshot: no event falls between
-        if self.user_id:
-            await self._join(user_group(self.user_id))
-        snapshot = await self.hub.snapshot(self.table_id)
+        try:
+            await self._join(table_group(self.table_id))  # join first, then read the snapshot: no event falls between
+            if self.user_id:
+                await self._join(user_group(self.user_id))
+            snapshot = await self.hub.snapshot(self.table_id)
+        except BaseException:
+            await self._leave()
+            raise
         if snapshot is None:
             await self.close(code=CLOSE_NO_TABLE)
             return
@@ -267,14 +223,16 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
             metrics.STREAM_CONNECTIONS.dec()
         if self.gap_timer is not None:
             self.gap_timer.cancel()
-        if self.sender is not None:
-            self.sender.cancel()
+        if self.writer is not None:
+            self.writer.cancel()
         joined, self.joined = self.joined, []
         for group in joined:
             await self.hub.leave(group, self)
 
     async def disconnect(self, code):
         self.close_code = code
+        await self._leave()
+        access.ws_closed(self.scope, self.user_id, code, self.started)
 
     async def receive(self, text_data=None, bytes_data=None):
         try:
@@ -282,9 +240,9 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         except (ValueError, RecursionError):  # malformed or nested too deeply: ignored
             return
         if isinstance(content, dict) and content.get("type") == "ping":
-            await self.send(text_data='{"type":"pong"}')
+            self._write('{"type":"pong"}')  # behind whatever is queued for this watcher
 
-    # --- delivery: the hub calls deliver() synchronously for every message of a joined group ---
+    # --- delivery: the hub calls deliver() for every message of a joined group ---
 
     def deliver(self, message: dict) -> None:
         if self.closed:
@@ -318,43 +276,45 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
             self.next_seq = seq + 1
 
     def _write(self, text: str) -> None:
+        """Queue a text for the socket. The watcher's writer task writes the queue in order, so a
+        watcher whose socket does not take data holds up only itself; after MAX_BACKLOG texts
+        waiting it is closed."""
         if self.closed:
             return
-        if self.backlog is not None:  # a send is waiting for this watcher: queue behind it
-            if len(self.backlog) >= MAX_BACKLOG:
-                self._too_slow()
-            else:
-                self.backlog.append(text)
+        if len(self.backlog) >= MAX_BACKLOG:
+            self._too_slow()
             return
-        coro = self.base_send({"type": "websocket.send", "text": text})
+        self.backlog.append(text)
+        if self.writer is None:
+            loop = asyncio.get_running_loop()
+            self.wakeup = loop.create_future()
+            self.writer = loop.create_task(self._write_backlog())
+        if not self.wakeup.done():
+            self.wakeup.set_result(None)
+
+    async def _write_backlog(self) -> None:
+        """The watcher's writer, for as long as it is connected: one task, woken when texts are
+        queued (no task per message)."""
+        loop = asyncio.get_running_loop()
         try:
-            waiting_for = _send_now(coro)
+            while not self.closed:
+                await self.wakeup
+                self.wakeup = loop.create_future()
+                while self.backlog and not self.closed:
+                    await self.send(text_data=self.backlog.popleft())
         except Exception:  # the client is gone; its disconnect is on the way
             self.closed = True
-            return
-        if waiting_for is not None:
-            self.backlog = deque()
-            self.sender = self.hub.loop.create_task(self._drain(coro, waiting_for))
-
-    async def _drain(self, coro, waiting_for) -> None:
-        try:
-            await _send_rest(coro, waiting_for)
-            while self.backlog:
-                await self.base_send({"type": "websocket.send", "text": self.backlog.popleft()})
-        except Exception:
-            self.closed = True
-        finally:
-            self.backlog, self.sender = None, None
 
     def _too_slow(self) -> None:
         log.warning("closing a watcher of table %s: more than %s messages behind", self.table_id, MAX_BACKLOG)
         self.closed = True
-        if self.sender is not None:
-            self.sender.cancel()
-        self.closing = self.hub.loop.create_task(self._close_quietly(CLOSE_TOO_SLOW))
+        self.backlog.clear()
+        if self.writer is not None:
+            self.writer.cancel()
+        self.closing = asyncio.get_running_loop().create_task(self._close_quietly(CLOSE_TOO_SLOW))
 
     async def _close_quietly(self, code: int) -> None:
         try:
-            await self.base_send({"type": "websocket.close", "code": code})
+            await self.close(code=code)
         except Exception:
             pass

@@ -11,7 +11,7 @@ from engine import Deal, DealFinished, DuplicateCard, InvalidCard, Outcome, pars
 from studio import metrics
 from studio.errors import WrongMoment, invalid
 
-from . import hooks, stream
+from . import events, hooks, stream
 from .access import PERSON, require_round_driver, require_table_driver
 from .models import DealtCard, Round, Table
 from .selectors import round_deal, round_spots
@@ -64,11 +64,10 @@ def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = Non
             )
             audit(round_id=rnd.pk, actor=dealer, action="opened", to=S.BETTING, data={"joker": joker, "settings": rnd.settings})
             hooks.betting_opened.send(sender=Round, rnd=rnd)
-            stream.table_event(
-                table.pk, "round.opened", rnd.pk, joker=joker, first_side=first_side,
-                closes_at=rnd.closes_at.isoformat(), betting_seconds=table.betting_seconds, spots=round_spots(rnd),
-                commitment=rnd.commitment or None,
-            )
+            stream.table_event(table.pk, rnd.pk, events.RoundOpened(
+                joker=joker, first_side=first_side, closes_at=rnd.closes_at.isoformat(), betting_seconds=table.betting_seconds,
+                spots=round_spots(rnd), commitment=rnd.commitment or None,
+            ))
             return rnd
     except IntegrityError:  # the partial unique index caught a race between two opens
         raise WrongMoment("Another round was just opened at this table.", code="round_already_open") from None
@@ -102,7 +101,7 @@ def _close(rnd: Round, *, actor, reason: str, strict: bool) -> bool:
             rnd.refresh_from_db()
             _refuse_not_open(rnd, "close betting")
         return False
-    stream.table_event(rnd.table_id, "betting.closed", rnd.pk, closed_at=closed_at.isoformat(), reason=reason)
+    stream.table_event(rnd.table_id, rnd.pk, events.BettingClosed(closed_at=closed_at.isoformat(), reason=reason))
     if now >= rnd.closes_at:  # a due close (timer, sweep, first card, or a dealer after the deadline): how late
         lag = (now - rnd.closes_at).total_seconds()
         transaction.on_commit(lambda: metrics.CLOSE_LAG.observe(lag))
@@ -140,7 +139,7 @@ def card_deal(*, round_id: int, card: str, actor, by: str = PERSON) -> tuple[Dea
         dealt = DealtCard.objects.create(round=rnd, position=position, side=side.value, card=card)
         audit(round_id=rnd.pk, actor=actor, action="card", frm=rnd.status, to=rnd.status,
               data={"position": position, "side": side.value, "card": card})
-        stream.table_event(rnd.table_id, "card.dealt", rnd.pk, position=position, side=side.value, card=card)
+        stream.table_event(rnd.table_id, rnd.pk, events.CardDealt(position=position, side=side.value, card=card))
         outcome = deal.outcome
         if outcome is None:
             Round.objects.filter(pk=rnd.pk).update(cards_dealt=position)
@@ -159,7 +158,7 @@ def round_finish(*, rnd: Round, outcome: Outcome, actor) -> None:
                          data={"winner": winner, "cards_dealt": cards_dealt, "match": match},
                          winner=winner, cards_dealt=cards_dealt, finished_at=now)
     rnd.status, rnd.winner, rnd.cards_dealt, rnd.finished_at = S.FINISHED, winner, cards_dealt, now
-    stream.table_event(rnd.table_id, "round.finished", rnd.pk, winner=winner, cards_dealt=cards_dealt, match=match)
+    stream.table_event(rnd.table_id, rnd.pk, events.RoundFinished(winner=winner, cards_dealt=cards_dealt, match=match))
     hooks.round_finished.send(sender=Round, rnd=rnd)
 
 

@@ -9,8 +9,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["engine", "studio", "accounts", "tables", "bets", "incidents", "matches", "virtual", "web"]
-# (file, function) pairs still allowed an inner import; each must still be there (else drop it here).
-ALLOWED = {("tables/consumers.py", "_snapshot")}
 
 
 def test_the_import_contracts_are_kept():
@@ -46,8 +44,7 @@ def project_modules():
 
 def test_no_import_hides_inside_a_function():
     inner = {(str(path.relative_to(ROOT)), function, line) for path in project_modules() for function, line in inner_imports(path)}
-    assert {(path, function) for path, function, _ in inner} - ALLOWED == set(), sorted(inner)
-    assert ALLOWED <= {(path, function) for path, function, _ in inner}, "an allowance no longer needed: remove it"
+    assert inner == set(), sorted(inner)
 
 
 @pytest.mark.parametrize("source, expected", [

@@ -5,7 +5,7 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 
-from tables.stream import USER_EVENTS
+from tables.events import USER_EVENTS
 
 from .conftest import CARDS, Watcher, api_post, in_thread
 
@@ -62,7 +62,7 @@ async def test_each_player_sees_their_own_bets_and_results_and_nobody_else_sees_
     assert personal["anon"] == []
     assert [m["type"] for m in personal["alice"]] == ["bet.placed", "bet.settled"]
     assert [m["type"] for m in personal["bob"]] == ["bet.placed", "bet.cancelled", "bet.placed", "bet.settled"]
-    assert all(m["type"] in USER_EVENTS and m["round"] == ids["round"] and m["at"] for m in personal["alice"] + personal["bob"])
+    assert all(m["type"] in {e.name for e in USER_EVENTS} and m["round"] == ids["round"] and m["at"] for m in personal["alice"] + personal["bob"])
 
     placed, settled = personal["alice"]
     assert (placed["bet"], placed["spot"], Decimal(placed["amount"]), Decimal(placed["balance"])) == (ids["alice"], "andar", 50, 950)

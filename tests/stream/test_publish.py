@@ -1,8 +1,7 @@
 """How tables.stream hands its messages out: from a request thread of the server, to the server's
-event loop without waiting, in order; through Redis, many at once in one pipeline."""
+event loop once the response is sent, in order; through Redis, in order."""
 import asyncio
 import json
-import threading
 
 import pytest
 from channels.layers import get_channel_layer
@@ -33,13 +32,12 @@ def _messages(n: int, groups: list[str]) -> list[dict]:
 
 
 @pytest.mark.redis
-async def test_a_burst_goes_to_redis_in_one_pipeline_in_order():
+async def test_a_burst_goes_to_redis_in_order():
     groups = ["user.test-burst-1", "user.test-burst-2"]
     layer, channel = await _listen(groups)
     assert type(layer).__name__ == "RedisPubSubChannelLayer"
     try:
-        messages = _messages(40, groups)
-        stream._enqueue(messages)  # what a request thread's publish() schedules on the loop
+        stream._enqueue(_messages(40, groups))  # what a request thread's publish() schedules on the loop
         stream._enqueue(_messages(1, groups))  # queued behind the first batch
         got = await _receive(layer, channel, 41)
     finally:
@@ -49,32 +47,38 @@ async def test_a_burst_goes_to_redis_in_one_pipeline_in_order():
     assert [m["group"] for m in got[:4]] == [groups[0], groups[1], groups[0], groups[1]]
 
 
-async def test_a_request_thread_hands_its_messages_to_the_loop_with_its_response():
-    """publish() in a request thread of studio.http sends nothing itself: the messages go back to the
-    loop with the response, and the loop sends them, in order."""
+async def test_a_request_threads_messages_leave_after_its_response_in_order():
+    """publish() in a request thread of studio.http sends nothing itself: once the response is
+    sent, the loop sends the messages, in order."""
     groups = ["user.test-handoff"]
     layer, channel = await _listen(groups)
-    pending = []
+    sent_before_response = []
 
-    def request_thread():
-        http._request.pending = pending
-        try:
-            stream.publish(_messages(3, groups))
-        finally:
-            http._request.pending = None
+    def app(environ, start_response):
+        stream.publish(_messages(3, groups))
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"ok"]
 
-    thread = threading.Thread(target=request_thread)
-    thread.start()
-    thread.join(TIMEOUT)
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        if message["type"] == "http.response.body" and not message.get("more_body"):
+            try:  # sent from the thread, they would be on the channel by now
+                sent_before_response.append(await asyncio.wait_for(layer.receive(channel), 0.05))
+            except TimeoutError:
+                pass
+
+    bridge = http.WsgiHttp(app, threads=1)
+    scope = {"type": "http", "method": "GET", "path": "/", "query_string": b"", "headers": [], "http_version": "1.1"}
     try:
-        assert len(pending) == 1  # nothing was sent from the thread
-        for callback, args in pending:  # what WsgiHttp does on the loop with the response
-            callback(*args)
+        await bridge(scope, receive, send)
         got = await _receive(layer, channel, 3)
     finally:
         await layer.group_discard(groups[0], channel)
     assert [json.loads(m["text"])["n"] for m in got] == [0, 1, 2]
+    assert sent_before_response == []
 
 
 def test_outside_a_request_thread_nothing_is_deferred():
-    assert http.on_loop_after(print, "never") is False
+    assert http.after_response(print, "never") is False

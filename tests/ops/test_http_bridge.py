@@ -1,0 +1,127 @@
+"""studio.http, the HTTP bridge (a2wsgi's WSGIMiddleware and what the studio adds), driven
+directly as an ASGI application: one thread per request from a fixed pool, the body read before
+the thread is taken, 413 past the limit, a streamed response chunk by chunk, a client that stops
+reading."""
+import asyncio
+import logging
+import threading
+
+from studio import http
+
+SCOPE = {"type": "http", "method": "POST", "path": "/x", "query_string": b"", "http_version": "1.1",
+         "headers": [(b"content-type", b"text/plain")], "server": ("127.0.0.1", 8000), "client": ("127.0.0.1", 5000)}
+TIMEOUT = 10
+
+
+def _receiver(chunks: list[bytes]):
+    messages = [{"type": "http.request", "body": c, "more_body": i < len(chunks) - 1} for i, c in enumerate(chunks)]
+
+    async def receive():
+        return messages.pop(0) if messages else await asyncio.Event().wait()
+    return receive
+
+
+class Recorder:
+    def __init__(self):
+        self.messages = []
+
+    async def __call__(self, message):
+        self.messages.append(message)
+
+    @property
+    def body(self) -> bytes:
+        return b"".join(m.get("body", b"") for m in self.messages if m["type"] == "http.response.body")
+
+    @property
+    def status(self) -> int:
+        return self.messages[0]["status"]
+
+
+async def test_requests_run_whole_in_the_pools_threads_with_the_body_read_first():
+    seen = []
+
+    def app(environ, start_response):
+        seen.append((threading.get_ident(), environ["wsgi.input"].read()))
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"done"]
+
+    bridge = http.WsgiHttp(app, threads=1)
+    for _ in range(2):
+        send = Recorder()
+        await asyncio.wait_for(bridge(SCOPE, _receiver([b"ab", b"cd", b"ef"]), send), TIMEOUT)
+        assert send.status == 200 and send.body == b"done"
+    assert [body for _, body in seen] == [b"abcdef", b"abcdef"]
+    assert seen[0][0] == seen[1][0] != threading.get_ident()  # one thread of the pool, not the loop's
+
+
+async def test_a_body_over_the_limit_is_refused_before_the_application(caplog):
+    called = []
+
+    def app(environ, start_response):
+        called.append(True)
+        start_response("200 OK", [])
+        return [b""]
+
+    send = Recorder()
+    chunk = b"x" * (1024 * 1024)
+    with caplog.at_level(logging.INFO, logger="studio.access"):
+        await asyncio.wait_for(http.WsgiHttp(app, threads=1)(SCOPE, _receiver([chunk] * 11), send), TIMEOUT)
+    assert send.status == 413 and called == []
+    assert "POST /x 413 - user=-" in caplog.text
+
+
+class Streamed:
+    """What Django's StreamingHttpResponse looks like to a WSGI server."""
+    streaming = True
+
+    def __init__(self, n: int, produced: list):
+        self.n, self.produced, self.closed = n, produced, False
+
+    def __iter__(self):
+        for i in range(self.n):
+            self.produced.append(i)
+            yield b"%d," % i
+
+    def close(self):
+        self.closed = True
+
+
+async def test_a_streamed_response_goes_out_chunk_by_chunk():
+    produced = []
+    response = Streamed(5, produced)
+
+    def app(environ, start_response):
+        start_response("200 OK", [("Content-Type", "text/csv")])
+        return response
+
+    send = Recorder()
+    await asyncio.wait_for(http.WsgiHttp(app, threads=1)(SCOPE, _receiver([b""]), send), TIMEOUT)
+    bodies = [m["body"] for m in send.messages if m["type"] == "http.response.body" and m["body"]]
+    assert bodies == [b"0,", b"1,", b"2,", b"3,", b"4,"] and response.closed
+    assert send.messages[-1] == {"type": "http.response.body", "body": b""}
+
+
+async def test_a_client_that_stops_reading_ends_the_response_and_frees_the_thread():
+    produced = []
+    response = Streamed(10_000, produced)
+
+    def app(environ, start_response):
+        if environ["PATH_INFO"] == "/healthz":
+            start_response("200 OK", [])
+            return [b"ok"]
+        start_response("200 OK", [("Content-Type", "text/csv")])
+        return response
+
+    stalled = asyncio.Event()
+
+    async def send(message):
+        if message["type"] == "http.response.body":
+            await stalled.wait()  # the client takes no data, ever
+
+    bridge = http.WsgiHttp(app, threads=1, send_timeout=0.2)
+    await asyncio.wait_for(bridge(SCOPE, _receiver([b""]), send), TIMEOUT)
+    assert response.closed and len(produced) < 10_000  # it stopped producing
+
+    ok = Recorder()  # the pool's one thread is free again
+    await asyncio.wait_for(bridge(dict(SCOPE, path="/healthz"), _receiver([b""]), ok), TIMEOUT)
+    assert ok.body == b"ok"
