@@ -27,6 +27,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -93,8 +94,8 @@ def main() -> int:
     if not (1 <= args.requests <= 50000 and 1 <= args.clients <= 200 and args.clients <= args.players <= 20000):
         parser.error("need 1 <= requests <= 50000, 1 <= clients <= 200, clients <= players <= 20000")
     url, redis_url = require_postgres_url(), require_redis_url()
-    db_name = "bench_bets_http"
-    db_url = create_database(url, db_name)
+    db_url = create_database(url, "bench_bets_http")
+    db_name = urlsplit(db_url).path.lstrip("/")
     django_setup(db_url, redis_url)
     import psycopg
     from django.core.management import call_command
@@ -157,7 +158,7 @@ def main() -> int:
         removed = purge_celery_messages(redis_url, pids)
         connection.close()
         if not args.keep:
-            drop_database(url, db_name)
+            drop_database(url, "bench_bets_http")
 
     print_table(["endpoint", "requests", "non-2xx", "req/s", "p50 ms", "p99 ms", "max ms", "CPU ms/req: client / server / postgres"],
                 [row(r) for r in results], title=f"{args.clients} concurrent keep-alive clients, uvicorn --workers {args.workers}")

@@ -7,7 +7,6 @@ selective (a table never analyzed, or many small rounds), and then read every be
 every bet: PostgreSQL's CPU per bet grows with the round. Here the statistics are those of 400 rounds of one bet each,
 then the round fills with 3,000 bets of another player; the plan must read Alice's two bets only."""
 import json
-from datetime import timedelta
 
 import pytest
 from django.db import connection
