@@ -1,10 +1,11 @@
-"""Benchmark (issue 4): POST /api/rounds/{id}/bets/ under 50 concurrent clients over HTTP.
+"""Benchmark: POST /api/rounds/{id}/bets/ under 50 concurrent clients over HTTP.
 
 The production server setup (scripts/serve.py --no-celery --workers 2: uvicorn web.asgi:application,
 DEBUG=0, a SECRET_KEY, PostgreSQL, REDIS_URL so the bet.placed messages go to Redis; no Celery worker
 is needed) serves one round with a long betting window and a big max_bet. 5,000 players with plenty
-of chips (so that each places a few bets in the round, as at a real table, not dozens) are shared out among the clients (each client cycles its own players, so no two requests
-in flight wait for the same wallet lock). The load comes from scripts/http_load.py: 50 keep-alive
+of chips (so that each places a few bets in the round, as at a real table, not dozens) are shared
+out among the clients (each client cycles its own players, so no two requests in flight wait for
+the same wallet lock). The load comes from scripts/http_load.py: 50 keep-alive
 connections on one asyncio loop, sending prebuilt requests (it shares the 2 cores with the server).
 
 The same load is first sent, closed-loop, to GET /healthz (one SELECT 1: the HTTP stack alone) and
@@ -16,7 +17,9 @@ was due, so a stall is charged for every request it held up).
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench REDIS_URL=redis://127.0.0.1:6379/4 \\
         .venv/bin/python scripts/bench_bets_http.py [--requests 5000] [--clients 50] [--workers 2] [--rate 500] [--keep]
 
-Target (issue 4): at least 500 bets/s, and p99 under 100 ms at 500 bets/s; no non-2xx answer.
+(BENCH_PORTS and BENCH_SUFFIX keep runs apart on a shared machine: scripts/bench_common.py.)
+
+Target: at least 500 bets/s, and p99 under 100 ms at 500 bets/s; no non-2xx answer.
 With 50 clients in a closed loop, latency is clients / throughput by Little's law (100 ms at
 exactly 500/s), so the closed loop measures the rate and the paced phase the latency.
 """
