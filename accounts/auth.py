@@ -3,7 +3,9 @@
 DRF's TokenAuthentication reads the token with its user, and the permission check then reads the
 user's groups: two ORM queries on every API call, a bet's included. This reads all of it at once in
 plain SQL (studio.sql, studio.auth's user columns); what it accepts and refuses is DRF's, message for
-message, plus an expired token: 401 with code `token_expired`.
+message, plus an expired token: 401 with code `token_expired`. Every API view authenticates with it
+(settings.REST_FRAMEWORK), bets included, and accounts.tokens.token_user (the WebSocket's) reads
+the token through the same statement.
 """
 from __future__ import annotations
 
@@ -33,18 +35,27 @@ def _statement() -> str:
             f"JOIN {User._meta.db_table} u ON u.id = t.user_id WHERE t.key = %s")
 
 
+def token_read(key: str) -> tuple | None:
+    """(the token's user with its roles, the token) in one statement, expired or not; None if unknown."""
+    row = sql.fetch_one(_statement(), [key])
+    if row is None:
+        return None
+    user = auth.user_from_row(row)
+    token = sql.instance(Token, _TOKEN_FIELDS, [key, user.pk, row[-1]])
+    token.user = user
+    return user, token
+
+
 class TokenAuthentication(authentication.TokenAuthentication):
     """`Authorization: Token <key>`, as DRF's, with the expiry and the user's roles in the same statement."""
 
     def authenticate_credentials(self, key):
-        row = sql.fetch_one(_statement(), [key])
-        if row is None:
+        found = token_read(key)
+        if found is None:
             raise exceptions.AuthenticationFailed("Invalid token.")
-        user = auth.user_from_row(row)
-        token = sql.instance(Token, _TOKEN_FIELDS, [key, user.pk, row[-1]])
+        user, token = found
         if token.expires_at <= timezone.now():
             raise TokenExpired()
         if not user.is_active:
             raise exceptions.AuthenticationFailed("User inactive or deleted.")
-        token.user = user
         return user, token

@@ -7,6 +7,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
+from .auth import token_read
 from .models import Token
 
 PAGE_TOKEN_SESSION_KEY = "accounts.page_token"
@@ -34,9 +35,13 @@ def tokens_revoke_all(*, user) -> int:
 
 
 def token_user(key: str):
-    """The active user of a valid (known, unexpired) token, else None."""
-    token = Token.objects.select_related("user").filter(key=key, expires_at__gt=timezone.now()).first()
-    return token.user if token is not None and token.user.is_active else None
+    """The active user of a valid (known, unexpired) token, with its roles, else None: the same read as
+    the API's authentication (accounts.auth)."""
+    found = token_read(key) if key and "\x00" not in key else None  # PostgreSQL text holds no NUL
+    if found is None:
+        return None
+    user, token = found
+    return user if token.expires_at > timezone.now() and user.is_active else None
 
 
 def page_token(request) -> str:

@@ -1,8 +1,22 @@
-"""Wallets and the double-entry ledger. Every chip moves here, as a pair of entries summing to zero.
+"""Wallets and the double-entry ledger. Every chip moves here, and only here: this module is the one
+writer of ledger rows, each movement a set of entries summing to zero.
 
 Player wallets keep a materialised balance (changed in the same statement batch as their entries,
 under the wallet's row lock). The house and the mint are hot accounts shared by every bet, so they
 keep no materialised balance: theirs is the sum of their entries (see `account_balance`).
+
+Three kinds of writers:
+- `post`: one movement between a wallet and the house or the mint (issuing chips, taking a bet back).
+- `bet_stake`: a new bet, its stake's debit and the BET pair, all or nothing. On PostgreSQL one
+  statement (data-modifying CTEs): the debit is conditional on the balance, and the bet and its
+  entries are inserted only if the debit happened. With `seen` (a wallet row version read without
+  locks) the statement takes effect only if the round still takes bets (its latest version, under
+  the shared lock closing betting waits for) and the wallet row is still that version; otherwise it
+  writes nothing and returns None. Elsewhere (SQLite) the bet's INSERT and `post`.
+- `round_entries`: set-based, a whole round at once (settlement, reversals, refunds): one entry per
+  bet, one balancing entry for the house, and the wallets moved by the same sums, three statements
+  whatever the number of bets. The unique keys (ledger_once_per_bet, ledger_once_per_round) make
+  writing the same entries twice fail instead of paying twice.
 """
 from __future__ import annotations
 
@@ -15,12 +29,15 @@ from django.utils import timezone
 from studio import sql
 from studio.errors import InvalidInput
 from studio.money import from_minor, to_minor
+from tables.models import Round
 
-from .models import Account, LedgerEntry
+from .models import Account, Bet, LedgerEntry
 
 K = LedgerEntry.Kind
 ACCOUNT = Account._meta.db_table
 LEDGER = LedgerEntry._meta.db_table
+BET = Bet._meta.db_table
+_ENTRY_COLUMNS = "account_id, amount, kind, bet_id, round_id, version, memo, created_at"
 DEFAULT_CURRENCY = "CHIPS"
 # The house account of the currency of the wallet `a`, as a column of a statement reading `a`.
 HOUSE_OF_WALLET = f"(SELECT h.id FROM {ACCOUNT} h WHERE h.kind = 'house' AND h.user_id IS NULL AND h.currency = a.currency)"
@@ -88,9 +105,8 @@ def post(*, wallet: Account, counter: Account, amount: Decimal, kind: str, bet=N
         cur.execute(sql + " RETURNING balance", params)
         row = cur.fetchone()
         if row is None:
-            raise InvalidInput("Not enough chips for this bet.", code="insufficient_funds",
-                                   fields={"amount": [f"Your balance is {wallet_balance_now(wallet)}."]})
-        cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
+            raise _not_enough(wallet)
+        cur.execute(f"INSERT INTO {LEDGER} ({_ENTRY_COLUMNS}) "
                     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s), (%s, %s, %s, %s, %s, %s, %s, %s)",
                     [wallet.pk, minor, kind, bet_id, round_id, version, memo, now,
                      counter.pk, -minor, kind, bet_id, round_id, version, memo, now])
@@ -99,6 +115,99 @@ def post(*, wallet: Account, counter: Account, amount: Decimal, kind: str, bet=N
 
 def wallet_balance_now(wallet: Account) -> Decimal:
     return Account.objects.values_list("balance", flat=True).get(pk=wallet.pk)
+
+
+def _not_enough(wallet: Account) -> InvalidInput:
+    return InvalidInput("Not enough chips for this bet.", code="insufficient_funds",
+                        fields={"amount": [f"Your balance is {wallet_balance_now(wallet)}."]})
+
+
+# --- a bet's stake ---------------------------------------------------------------------------------
+
+BET_FIELDS = ["id", "round_id", "player_id", "account_id", "spot", "amount", "status", "payout", "idempotency_key",
+              "created_at", "settled_at"]
+_BET_COLUMNS = sql.columns(Bet, BET_FIELDS[1:])  # all but the id
+INSERT_BET = f"INSERT INTO {BET} ({_BET_COLUMNS}) VALUES ({', '.join(['%s'] * (len(BET_FIELDS) - 1))}) RETURNING id"
+_STAKE_ENTRY = "%(round)s, 0, '', %(now)s FROM b"  # round_id, version, memo, created_at of both entries
+
+
+def _stake_statement(round_cte: str = "", guard: str = "") -> str:
+    return f"""
+WITH {round_cte}w AS (UPDATE {ACCOUNT} SET balance = balance - %(amount)s WHERE id = %(wallet)s AND balance >= %(amount)s{guard} RETURNING balance),
+b AS (INSERT INTO {BET} ({_BET_COLUMNS})
+      SELECT %(round)s, %(player)s, %(wallet)s, %(spot)s, %(amount)s, 'open', 0, %(key)s, %(now)s, NULL FROM w RETURNING id),
+l AS (INSERT INTO {LEDGER} ({_ENTRY_COLUMNS})
+      SELECT %(wallet)s, -%(amount)s, 'bet', b.id, {_STAKE_ENTRY} UNION ALL SELECT %(house)s, %(amount)s, 'bet', b.id, {_STAKE_ENTRY})
+SELECT b.id, w.balance FROM b, w"""
+
+
+STAKE = _stake_statement()
+STAKE_IF_UNCHANGED = _stake_statement(
+    round_cte=f"r AS (SELECT 1 FROM {Round._meta.db_table} WHERE id = %(round)s AND status = 'betting' AND closes_at > %(now)s FOR SHARE),\n",
+    guard=" AND xmin::text = %(seen)s AND EXISTS (SELECT 1 FROM r)")
+
+
+def bet_stake(*, round_id: int, player, wallet: Account, house: Account, spot: str, amount: Decimal,
+              idempotency_key: str | None, seen: str | None = None) -> tuple[Bet, Decimal] | None:
+    """Write a checked bet and debit its stake: (the bet, the wallet's new balance). Without `seen`,
+    under the wallet's lock (a debit the wallet cannot cover is refused). With `seen` (PostgreSQL, in
+    autocommit): None, and nothing written, if the round stopped taking bets or the wallet changed."""
+    now = timezone.now()
+    minor = to_minor(amount)
+    values = [round_id, player.pk, wallet.pk, spot, minor, Bet.Status.OPEN.value, 0, idempotency_key,
+              connection.ops.adapt_datetimefield_value(now), None]
+    if connection.vendor != "postgresql":
+        assert seen is None
+        bet = _bet(sql.fetch_one(INSERT_BET, values)[0], values, player)
+        return bet, post(wallet=wallet, counter=house, amount=-amount, kind=K.BET, bet=bet, round_id=round_id, allow_overdraft=False)
+    params = {"round": round_id, "player": player.pk, "wallet": wallet.pk, "house": house.pk, "spot": spot, "amount": minor,
+              "key": idempotency_key, "now": now}
+    if seen is None:
+        row = sql.fetch_one(STAKE, params)
+        if row is None:
+            raise _not_enough(wallet)
+    else:
+        row = sql.fetch_one(STAKE_IF_UNCHANGED, params | {"seen": seen})
+        if row is None:
+            return None
+    return _bet(row[0], values, player), from_minor(row[1])
+
+
+def _bet(bet_id: int, values: list, player) -> Bet:
+    bet = sql.instance(Bet, BET_FIELDS, [bet_id, *values])
+    bet.player = player
+    return bet
+
+
+# --- a whole round at once -------------------------------------------------------------------------
+
+def wallets_lock(cur, *, round_id: int, statuses: tuple[str, ...]) -> None:
+    """Lock the wallets of the round's bets in `statuses`, in id order, as every other path locks them
+    (PostgreSQL; SQLite serialises writers anyway)."""
+    if connection.vendor == "postgresql":
+        cur.execute(f"SELECT id FROM {ACCOUNT} WHERE id IN (SELECT account_id FROM {BET} WHERE round_id = %s "
+                    f"AND status IN {_literal(statuses)}) ORDER BY id FOR UPDATE", [round_id])
+
+
+def round_entries(cur, *, round_id: int, kind: str, credit: str, statuses: tuple[str, ...], house_id: int, version: int,
+                  now, memo: str) -> None:
+    """For every bet of the round in `statuses`: an entry of `kind` crediting its wallet with `credit`
+    (a column expression of the bet: "payout", "-payout", "amount"); one house entry of minus their
+    sum (with `memo`, if the sum is not zero); each wallet's balance moved by its bets' sum. Three
+    statements. The caller holds the round's lock and the wallets' (`wallets_lock`)."""
+    where = f"WHERE round_id = %s AND status IN {_literal(statuses)}"
+    cur.execute(f"INSERT INTO {LEDGER} ({_ENTRY_COLUMNS}) "
+                f"SELECT account_id, {credit}, %s, id, round_id, %s, '', %s FROM {BET} {where}", [kind, version, now, round_id])
+    cur.execute(f"INSERT INTO {LEDGER} ({_ENTRY_COLUMNS}) "
+                f"SELECT %s, -SUM({credit}), %s, NULL, %s, %s, %s, %s FROM {BET} {where} HAVING SUM({credit}) <> 0",
+                [house_id, kind, round_id, version, memo, now, round_id])
+    cur.execute(f"UPDATE {ACCOUNT} SET balance = {ACCOUNT}.balance + s.total FROM (SELECT account_id, SUM({credit}) AS total "
+                f"FROM {BET} {where} GROUP BY account_id) AS s WHERE {ACCOUNT}.id = s.account_id", [round_id])
+
+
+def _literal(statuses: tuple[str, ...]) -> str:
+    assert all(s in Bet.Status.values for s in statuses), statuses  # constants, never input
+    return "(" + ", ".join(f"'{s}'" for s in statuses) + ")"
 
 
 @transaction.atomic

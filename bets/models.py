@@ -80,7 +80,7 @@ class Bet(models.Model):
     # updates the rows in place (HOT) instead of touching every index for each of them.
     # The round's index leads with the round and goes on with the player: a bet reads the player's
     # open bets in the round, and with an index on the round alone PostgreSQL's cached (generic) plan
-    # could walk every bet of the round for it, each time (a bet then cost O(bets in the round)).
+    # can walk every bet of the round for it, each time (a bet would cost O(bets in the round)).
     round = models.ForeignKey("tables.Round", on_delete=models.PROTECT, related_name="bets", db_index=False)
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bets", db_index=False)
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="bets", db_index=False)

@@ -10,9 +10,11 @@ from tables import stream
 from tables.events import BetRefunded
 from tables.models import Round
 
-from .ledger import house_account
-from .models import Bet
-from .settlement import ACCOUNT, BET, LEDGER, _lock_wallets, reverse_wins
+from .ledger import BET, house_account, round_entries, wallets_lock
+from .models import Bet, LedgerEntry
+from .settlement import reverse_wins
+
+REFUNDABLE = (Bet.Status.OPEN, Bet.Status.WON, Bet.Status.LOST)
 
 
 def round_refund_all(*, rnd: Round, version: int) -> dict:
@@ -21,18 +23,10 @@ def round_refund_all(*, rnd: Round, version: int) -> dict:
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     house = house_account(rnd.settings["currency"])
     with connection.cursor() as cur:
-        _lock_wallets(cur, rnd.pk, "('open', 'won', 'lost')")
+        wallets_lock(cur, round_id=rnd.pk, statuses=REFUNDABLE)
         reverse_wins(cur, round_id=rnd.pk, house_id=house.pk, version=version, now=now)
-        cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
-                    f"SELECT account_id, amount, 'refund', id, round_id, %s, '', %s FROM {BET} "
-                    f"WHERE round_id = %s AND status IN ('open', 'won', 'lost')", [version, now, rnd.pk])
-        cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
-                    f"SELECT %s, -SUM(amount), 'refund', NULL, %s, %s, 'round refunded', %s FROM {BET} "
-                    f"WHERE round_id = %s AND status IN ('open', 'won', 'lost') HAVING SUM(amount) > 0",
-                    [house.pk, rnd.pk, version, now, rnd.pk])
-        cur.execute(f"UPDATE {ACCOUNT} SET balance = {ACCOUNT}.balance + s.total FROM (SELECT account_id, SUM(amount) AS total "
-                    f"FROM {BET} WHERE round_id = %s AND status IN ('open', 'won', 'lost') GROUP BY account_id) AS s "
-                    f"WHERE {ACCOUNT}.id = s.account_id", [rnd.pk])
+        round_entries(cur, round_id=rnd.pk, kind=LedgerEntry.Kind.REFUND, credit="amount", statuses=REFUNDABLE, house_id=house.pk,
+                      version=version, now=now, memo="round refunded")
         cur.execute(f"SELECT COUNT(*), COALESCE(SUM(amount), 0) FROM {BET} WHERE round_id = %s AND status IN ('open', 'won', 'lost')", [rnd.pk])
         count, refunded = cur.fetchone()
         cur.execute(f"UPDATE {BET} SET status = 'refunded', payout = amount, settled_at = %s "

@@ -1,6 +1,7 @@
 """Placing, taking back and repeating bets. Lock order everywhere: round, then wallets by id."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import IntegrityError, connection, transaction
@@ -16,9 +17,9 @@ from engine import offered_spots
 from tables.models import Round
 from tables.selectors import round_config
 
-from .ledger import post, wallet_and_house, wallet_get
+from .ledger import bet_stake, post, wallet_and_house, wallet_get
 from .models import Bet, LedgerEntry
-from .placing import BetContext, bet_context, bet_write, bet_write_if_unchanged, lock_round_for_betting, seen_context
+from .placing import BetContext, bet_context, lock_round_for_betting
 
 MAIN = ("andar", "bahar")
 MAX_AMOUNT = Decimal("1000000000000")  # far above any table limit, far below BIGINT hundredths
@@ -49,51 +50,85 @@ def _amount(value, unit: Decimal) -> Decimal:
     return amount
 
 
+@dataclass(frozen=True, slots=True)
+class Wanted:
+    """A bet as asked for, before any check: the amount as it came (an API field, a repeat, a match's bet)."""
+    round_id: int
+    player: object
+    spot: str
+    amount: object
+    idempotency_key: str | None = None
+    via_match: bool = False
+
+
 def bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str | None = None,
-              via_match: bool = False, seen: BetContext | None = None) -> tuple[Bet, bool]:
+              via_match: bool = False) -> tuple[Bet, bool]:
     """Returns (bet, created), bet.balance being the wallet's balance after it. The same idempotency key
-    returns the same bet, never a second debit.
-    At a match table bets go through the match (matches.services.match_bet), which passes via_match.
-    `seen`: the bet's context already read without locks (bets.fast reads it with the token)."""
+    returns the same bet (with the current balance), never a second debit.
+    At a match table bets go through the match (matches.services.match_bet), which passes via_match."""
+    wanted = Wanted(round_id, player, spot, amount, idempotency_key or None, via_match)
     try:
-        return _bet_place(round_id=round_id, player=player, spot=spot, amount=amount, idempotency_key=idempotency_key,
-                          via_match=via_match, seen=seen)
+        return _bet_place(wanted)
     except ApplicationError as exc:
         metrics.BETS_REFUSED.labels(code=exc.code).inc()
         raise
 
 
-def _bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str | None, via_match: bool,
-               seen: BetContext | None) -> tuple[Bet, bool]:
-    if idempotency_key:
-        existing = Bet.objects.filter(player=player, idempotency_key=idempotency_key).first()
-        if existing is not None:
-            return _replay(existing, player, round_id, spot, amount), False
+def _bet_place(wanted: Wanted) -> tuple[Bet, bool]:
+    replayed = _replay(wanted)
+    if replayed is not None:
+        return replayed, False
     try:
-        if connection.vendor == "postgresql" and not connection.in_atomic_block:
-            bet = _place_unlocked(round_id=round_id, player=player, spot=spot, amount=amount, idempotency_key=idempotency_key,
-                                  via_match=via_match, seen=seen)
-            if bet is not None:
-                return bet, True
+        if _optimistic(wanted):
+            placed = _place(wanted, locked=False)
+            if placed is not None:
+                return placed, True
         with transaction.atomic():
-            bet = _place(round_id=round_id, player=player, spot=spot, amount=amount, idempotency_key=idempotency_key, via_match=via_match)
-            return bet, True
+            return _place(wanted, locked=True), True
     except IntegrityError:
-        if idempotency_key:  # the same key raced itself: the other request won
-            existing = Bet.objects.filter(player=player, idempotency_key=idempotency_key).first()
-            if existing is not None:
-                return _replay(existing, player, round_id, spot, amount), False
-        raise
+        replayed = _replay(wanted)  # the same key raced itself: the other request won
+        if replayed is None:
+            raise
+        return replayed, False
 
 
-def _replay(bet: Bet, player, round_id: int, spot: str, amount) -> Bet:
+def _optimistic(wanted: Wanted) -> bool:
+    """The concurrency strategy, chosen here and nowhere else. A bet on its own (an API call on
+    PostgreSQL, not inside another transaction) is read without locks and written in one guarded,
+    autocommitted statement: BEGIN and COMMIT would be two more round trips, and the locks would be
+    held across them. Everything else is locked: a match's bets and repeats (several bets, all or
+    none, in the caller's transaction), SQLite, and an optimistic bet whose round or wallet changed
+    between its read and its write."""
+    return not wanted.via_match and connection.vendor == "postgresql" and not connection.in_atomic_block
+
+
+def _place(wanted: Wanted, *, locked: bool) -> Bet | None:
+    """One read of the bet's context, one check of the rules, one write through the ledger. The
+    placed bet (with .balance), a refusal, or (unlocked only) None: the locked way must decide (a
+    first bet in the currency, or something changed since the read)."""
+    context = bet_context(round_id=wanted.round_id, player=wanted.player, locked=locked)
+    if context is None:
+        return None
+    stake = _check(context, wanted)
+    written = bet_stake(round_id=context.round.pk, player=wanted.player, wallet=context.wallet, house=context.house,
+                        spot=wanted.spot, amount=stake, idempotency_key=wanted.idempotency_key, seen=context.seen)
+    return None if written is None else _placed(*written)
+
+
+def _replay(wanted: Wanted) -> Bet | None:
+    """The bet already placed with this idempotency key (with the wallet's current balance), if any."""
+    if not wanted.idempotency_key:
+        return None
+    bet = Bet.objects.filter(player=wanted.player, idempotency_key=wanted.idempotency_key).first()
+    if bet is None:
+        return None
     try:
-        same_amount = parse_amount(amount) == bet.amount
+        same_amount = parse_amount(wanted.amount) == bet.amount
     except ValueError:
         same_amount = False
-    if bet.round_id != int(round_id) or bet.spot != spot or not same_amount:
+    if bet.round_id != int(wanted.round_id) or bet.spot != wanted.spot or not same_amount:
         raise WrongMoment("This Idempotency-Key was already used for another bet.", code="idempotency_key_reused")
-    bet.balance = wallet_get(user=player).balance
+    bet.balance = wallet_get(user=wanted.player).balance
     return bet
 
 
@@ -103,31 +138,10 @@ def _refuse_at_match_table(rnd: Round) -> None:
                                code="match_table")
 
 
-def _place(*, round_id: int, player, spot: str, amount, idempotency_key: str | None, via_match: bool = False) -> Bet:
-    """The locked way: the round (shared lock), then the wallet (locked), checked, written."""
-    context = bet_context(round_id=round_id, player=player)
-    amount = _check(context, player=player, spot=spot, amount=amount, via_match=via_match)
-    bet, balance = bet_write(round_id=context.round.pk, player=player, wallet=context.wallet, house=context.house, spot=spot,
-                             amount=amount, idempotency_key=idempotency_key or None)
-    return _placed(bet, balance)
-
-
-def _place_unlocked(*, round_id: int, player, spot: str, amount, idempotency_key: str | None, via_match: bool,
-                    seen: BetContext | None) -> Bet | None:
-    """Without a transaction of its own (bets.placing explains why and how): the bet, a refusal, or
-    None when the locked way must decide (a first bet in the currency, or something changed)."""
-    context = seen or seen_context(round_id=round_id, player=player)
-    if context is None:
-        return None
-    amount = _check(context, player=player, spot=spot, amount=amount, via_match=via_match)
-    written = bet_write_if_unchanged(context=context, player=player, spot=spot, amount=amount, idempotency_key=idempotency_key or None)
-    return None if written is None else _placed(*written)
-
-
-def _check(context: BetContext, *, player, spot: str, amount, via_match: bool) -> Decimal:
-    """Every rule a bet must pass, against what was read; the amount as a Decimal. A round of a
+def _check(context: BetContext, wanted: Wanted) -> Decimal:
+    """Every rule a bet must pass, against what was read; the stake as a Decimal. A round of a
     private table is no round at all to an outsider (404); the match checks its own players."""
-    rnd, wallet = context.round, context.wallet
+    rnd, wallet, player, spot, via_match = context.round, context.wallet, wanted.player, wanted.spot, wanted.via_match
     if not via_match:
         require_round_visible(rnd=rnd, user=player)
     _refuse_unless_taking_bets(rnd)
@@ -136,7 +150,7 @@ def _check(context: BetContext, *, player, spot: str, amount, via_match: bool) -
     config = round_config(rnd)
     if spot not in offered_spots(config):
         raise invalid("spot", f"This table does not offer {spot!r}.", code="spot_not_offered")
-    amount = _amount(amount, config.chip_unit)
+    amount = _amount(wanted.amount, config.chip_unit)
     limits = rnd.settings
     if spot in MAIN and not limits["allow_both_sides"] and context.main_side not in (None, spot):
         raise invalid("spot", f"You already bet on {context.main_side.capitalize()}: one main side a round at this table.",
@@ -193,7 +207,7 @@ def bet_repeat(*, round_id: int, player) -> list[Bet]:
         placed = []
         for spot, amount in wanted:
             try:
-                placed.append(_place(round_id=rnd.pk, player=player, spot=spot, amount=amount, idempotency_key=None))
+                placed.append(_place(Wanted(rnd.pk, player, spot, amount), locked=True))
             except ApplicationError as exc:
                 raise type(exc)(f"Cannot repeat your last bets ({spot} {amount}): {exc.message}", code=exc.code,
                                     fields=exc.fields) from None

@@ -1,9 +1,9 @@
 """Settlement: a whole round paid at once, in a constant number of SQL statements, exactly once.
 
 The rules engine says, for the round's outcome, what each offered spot pays (odds or a loss); the
-database applies it to every bet of the round in one UPDATE, credits the winners with one INSERT ...
-SELECT and one UPDATE ... FROM, and the round's compare-and-set to `settled` makes a second
-settlement a no-op. Amounts are integer hundredths here (studio.money), so the arithmetic is exact:
+database applies it to every bet of the round in one UPDATE, and bets.ledger credits the winners
+set-based (one INSERT ... SELECT of their entries, one of the house's, one UPDATE ... FROM of their
+wallets); the round's compare-and-set to `settled` makes a second settlement a no-op. Amounts are integer hundredths here (studio.money), so the arithmetic is exact:
 payout = stake + floor(stake * odds / chip_unit) * chip_unit.
 """
 from __future__ import annotations
@@ -23,12 +23,10 @@ from tables.models import Round
 from tables.selectors import round_config, round_deal, round_totals
 from tables.transitions import transition_or_refuse
 
-from .ledger import house_account
-from .models import Account, Bet, LedgerEntry
+from .ledger import BET, house_account, round_entries, wallets_lock
+from .models import Bet, LedgerEntry
 
-BET = Bet._meta.db_table
-ACCOUNT = Account._meta.db_table
-LEDGER = LedgerEntry._meta.db_table
+SETTLED = (Bet.Status.WON, Bet.Status.LOST)
 
 
 def _payout_case(odds: dict[str, object], unit: int) -> tuple[str, str, list]:
@@ -70,7 +68,7 @@ def round_resettle(*, rnd: Round, actor=None) -> None:
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     house = house_account(rnd.settings["currency"])
     with connection.cursor() as cur:
-        _lock_wallets(cur, rnd.pk, "('won', 'lost')")
+        wallets_lock(cur, round_id=rnd.pk, statuses=SETTLED)
         reverse_wins(cur, round_id=rnd.pk, house_id=house.pk, version=version, now=now)
         cur.execute(f"UPDATE {BET} SET status = 'open', payout = 0, settled_at = NULL WHERE round_id = %s AND status IN ('won', 'lost')", [rnd.pk])
     _settle(rnd, frm=Round.Status.SETTLED, action="resettled", actor=actor, version=version)
@@ -78,23 +76,8 @@ def round_resettle(*, rnd: Round, actor=None) -> None:
 
 def reverse_wins(cur, *, round_id: int, house_id: int, version: int, now) -> None:
     """Take back every win of the round (kind `reversal`, one entry per bet, one for the house)."""
-    cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
-                f"SELECT account_id, -payout, 'reversal', id, round_id, %s, '', %s FROM {BET} "
-                f"WHERE round_id = %s AND status = 'won'", [version, now, round_id])
-    cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
-                f"SELECT %s, SUM(payout), 'reversal', NULL, %s, %s, 'round payouts reversed', %s FROM {BET} "
-                f"WHERE round_id = %s AND status = 'won' HAVING SUM(payout) > 0", [house_id, round_id, version, now, round_id])
-    cur.execute(f"UPDATE {ACCOUNT} SET balance = {ACCOUNT}.balance - s.total FROM (SELECT account_id, SUM(payout) AS total "
-                f"FROM {BET} WHERE round_id = %s AND status = 'won' GROUP BY account_id) AS s "
-                f"WHERE {ACCOUNT}.id = s.account_id", [round_id])
-
-
-def _lock_wallets(cur, round_id: int, statuses: str) -> None:
-    """Lock the round's wallets in id order, as every other path locks them (PostgreSQL; SQLite
-    serialises writers anyway)."""
-    if connection.vendor == "postgresql":
-        cur.execute(f"SELECT id FROM {ACCOUNT} WHERE id IN (SELECT account_id FROM {BET} WHERE round_id = %s "
-                    f"AND status IN {statuses}) ORDER BY id FOR UPDATE", [round_id])
+    round_entries(cur, round_id=round_id, kind=LedgerEntry.Kind.REVERSAL, credit="-payout", statuses=(Bet.Status.WON,), house_id=house_id,
+                  version=version, now=now, memo="round payouts reversed")
 
 
 def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | None = None) -> None:
@@ -108,18 +91,11 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
     house = house_account(rnd.settings["currency"])
     status_sql, payout_sql, case_params = _payout_case(odds, unit)
     with connection.cursor() as cur:
-        _lock_wallets(cur, round_id, "('open')")
+        wallets_lock(cur, round_id=round_id, statuses=(Bet.Status.OPEN,))
         cur.execute(f"UPDATE {BET} SET status = {status_sql}, payout = {payout_sql}, settled_at = %s "
                     f"WHERE round_id = %s AND status = 'open'", case_params + [now, round_id])
-        cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
-                    f"SELECT account_id, payout, 'win', id, round_id, %s, '', %s FROM {BET} "
-                    f"WHERE round_id = %s AND status = 'won'", [version, now, round_id])
-        cur.execute(f"INSERT INTO {LEDGER} (account_id, amount, kind, bet_id, round_id, version, memo, created_at) "
-                    f"SELECT %s, -SUM(payout), 'win', NULL, %s, %s, 'round payouts', %s FROM {BET} "
-                    f"WHERE round_id = %s AND status = 'won' HAVING SUM(payout) > 0", [house.pk, round_id, version, now, round_id])
-        cur.execute(f"UPDATE {ACCOUNT} SET balance = {ACCOUNT}.balance + s.total FROM (SELECT account_id, SUM(payout) AS total "
-                    f"FROM {BET} WHERE round_id = %s AND status = 'won' GROUP BY account_id) AS s "
-                    f"WHERE {ACCOUNT}.id = s.account_id", [round_id])
+        round_entries(cur, round_id=round_id, kind=LedgerEntry.Kind.WIN, credit="payout", statuses=(Bet.Status.WON,), house_id=house.pk,
+                      version=version, now=now, memo="round payouts")
         cur.execute(f"SELECT COUNT(*), COALESCE(SUM(amount), 0), COALESCE(SUM(payout), 0) FROM {BET} "
                     f"WHERE round_id = %s AND status IN ('won', 'lost')", [round_id])
         count, staked, paid = cur.fetchone()

@@ -2,12 +2,12 @@ from django.urls import path
 
 import studio.converters  # noqa: F401  (registers the <id:...> converter)
 
-from . import api, fast
+from . import api
 
 urlpatterns = [
     path("me/", api.MeView.as_view(), name="me"),
     path("me/ledger/", api.LedgerView.as_view(), name="me-ledger"),
-    path("rounds/<id:pk>/bets/", fast.round_bets, name="round-bets"),  # RoundBetsView, with a fast path for bets
+    path("rounds/<id:pk>/bets/", api.RoundBetsView.as_view(), name="round-bets"),
     path("rounds/<id:pk>/bets/repeat/", api.RoundBetsRepeatView.as_view(), name="round-bets-repeat"),
     path("bets/<id:pk>/", api.BetDetailView.as_view(), name="bet-detail"),
 ]

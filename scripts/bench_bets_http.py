@@ -1,10 +1,11 @@
-"""Benchmark (issue 4): POST /api/rounds/{id}/bets/ under 50 concurrent clients over HTTP.
+"""Benchmark: POST /api/rounds/{id}/bets/ under 50 concurrent clients over HTTP.
 
 The production server setup (scripts/serve.py --no-celery --workers 2: uvicorn web.asgi:application,
 DEBUG=0, a SECRET_KEY, PostgreSQL, REDIS_URL so the bet.placed messages go to Redis; no Celery worker
 is needed) serves one round with a long betting window and a big max_bet. 5,000 players with plenty
-of chips (so that each places a few bets in the round, as at a real table, not dozens) are shared out among the clients (each client cycles its own players, so no two requests
-in flight wait for the same wallet lock). The load comes from scripts/http_load.py: 50 keep-alive
+of chips (so that each places a few bets in the round, as at a real table, not dozens) are shared
+out among the clients (each client cycles its own players, so no two requests in flight wait for
+the same wallet lock). The load comes from scripts/http_load.py: 50 keep-alive
 connections on one asyncio loop, sending prebuilt requests (it shares the 2 cores with the server).
 
 The same load is first sent, closed-loop, to GET /healthz (one SELECT 1: the HTTP stack alone) and
@@ -16,7 +17,9 @@ was due, so a stall is charged for every request it held up).
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench REDIS_URL=redis://127.0.0.1:6379/4 \\
         .venv/bin/python scripts/bench_bets_http.py [--requests 5000] [--clients 50] [--workers 2] [--rate 500] [--keep]
 
-Target (issue 4): at least 500 bets/s, and p99 under 100 ms at 500 bets/s; no non-2xx answer.
+(BENCH_PORTS and BENCH_SUFFIX keep runs apart on a shared machine: scripts/bench_common.py.)
+
+Target: at least 500 bets/s, and p99 under 100 ms at 500 bets/s; no non-2xx answer.
 With 50 clients in a closed loop, latency is clients / throughput by Little's law (100 ms at
 exactly 500/s), so the closed loop measures the rate and the paced phase the latency.
 """
@@ -27,6 +30,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -93,8 +97,8 @@ def main() -> int:
     if not (1 <= args.requests <= 50000 and 1 <= args.clients <= 200 and args.clients <= args.players <= 20000):
         parser.error("need 1 <= requests <= 50000, 1 <= clients <= 200, clients <= players <= 20000")
     url, redis_url = require_postgres_url(), require_redis_url()
-    db_name = "bench_bets_http"
-    db_url = create_database(url, db_name)
+    db_url = create_database(url, "bench_bets_http")
+    db_name = urlsplit(db_url).path.lstrip("/")
     django_setup(db_url, redis_url)
     import psycopg
     from django.core.management import call_command
@@ -157,7 +161,7 @@ def main() -> int:
         removed = purge_celery_messages(redis_url, pids)
         connection.close()
         if not args.keep:
-            drop_database(url, db_name)
+            drop_database(url, "bench_bets_http")
 
     print_table(["endpoint", "requests", "non-2xx", "req/s", "p50 ms", "p99 ms", "max ms", "CPU ms/req: client / server / postgres"],
                 [row(r) for r in results], title=f"{args.clients} concurrent keep-alive clients, uvicorn --workers {args.workers}")

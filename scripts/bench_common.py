@@ -4,7 +4,9 @@ and a plain-text results table.
 
 The scripts are not tests: they print figures. Each one needs DATABASE_URL=postgres://... (it only
 uses the server and credentials of that URL: it creates and migrates its own database there, named
-bench_<script>, and drops it at the end unless --keep is given).
+bench_<script>, and drops it at the end unless --keep is given). Several runs on one machine at once
+keep apart with BENCH_SUFFIX=x (databases bench_<script>_x) and BENCH_PORTS=FIRST-LAST (the ports
+their servers may listen on, 8131-8139 by default).
 """
 from __future__ import annotations
 
@@ -25,7 +27,14 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-PORTS = range(8131, 8140)  # the ports the benchmarks may listen on (all on 127.0.0.1)
+
+def _ports() -> range:
+    first, _, last = os.environ.get("BENCH_PORTS", "8131-8139").partition("-")
+    return range(int(first), int(last or first) + 1)
+
+
+PORTS = _ports()  # the ports the benchmarks may listen on (all on 127.0.0.1)
+SUFFIX = os.environ.get("BENCH_SUFFIX", "")
 
 
 def refuse(message: str) -> None:
@@ -60,9 +69,14 @@ def _admin_connection(url: str):
     return psycopg.connect(with_database(url, "postgres").replace("postgresql://", "postgres://", 1), autocommit=True)
 
 
+def _named(name: str) -> str:
+    assert name.startswith("bench_") and (SUFFIX == "" or SUFFIX.isidentifier()), (name, SUFFIX)
+    return f"{name}_{SUFFIX}" if SUFFIX else name
+
+
 def create_database(url: str, name: str) -> str:
-    """Drop (if present) and create the database `name` on the server of `url`; return its URL."""
-    assert name.startswith("bench_"), name
+    """Drop (if present) and create the database `name` (with BENCH_SUFFIX) on the server of `url`; return its URL."""
+    name = _named(name)
     with _admin_connection(url) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
@@ -70,7 +84,7 @@ def create_database(url: str, name: str) -> str:
 
 
 def drop_database(url: str, name: str) -> None:
-    assert name.startswith("bench_"), name
+    name = _named(name)
     with _admin_connection(url) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 

@@ -1,4 +1,4 @@
-"""Benchmark (issue 4): settle one round of 100,000 bets from 20,000 players on PostgreSQL.
+"""Benchmark: settle one round of 100,000 bets from 20,000 players on PostgreSQL.
 
 Builds, set-based (COPY and INSERT ... SELECT), 20,000 players with wallets funded by ledger ISSUE
 entries, then two identical rounds (opened, bets placed, betting closed and cards dealt through the
@@ -14,8 +14,8 @@ the rules engine's.
 
 The settlement's after-commit notifications (one bet.settled message per player) go through the
 in-memory channel layer here; with REDIS_URL set, a sample of 200 Redis publishes is also timed
-both ways a Celery worker could send them. Targets (issue 4): 100,000 bets in under 2 s; at least
-20x the naive way.
+both ways a Celery worker could send them. Targets: 100,000 bets in under 2 s; at least 20x the
+naive way.
 """
 from __future__ import annotations
 

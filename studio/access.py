@@ -5,6 +5,11 @@ A line names the method (or WS), the path WITHOUT its query string, the status (
 duration and the user id when one is known. Query strings never reach a log: a WebSocket URL carries
 the caller's API token (`?token=`). uvicorn's own access log is off, and DropQueryStrings removes the
 query from uvicorn's messages ("WebSocket /ws/tables/1/?token=..." [accepted]).
+
+Every request writes a line, so a line costs little: its message is formatted once, here, and the
+record made with Logger.makeRecord and passed to Logger.handle, the logging calls that Logger.info
+makes after looking up which source line called it (a stack walk no field of the line uses). The
+handlers, filters, formatter and levels of settings.LOGGING apply as to any record.
 """
 from __future__ import annotations
 
@@ -33,10 +38,16 @@ class DropQueryStrings(logging.Filter):
         return True
 
 
+def _write(message: str) -> None:
+    """One INFO line on studio.access, if that level is on."""
+    if log.isEnabledFor(logging.INFO):
+        log.handle(log.makeRecord(log.name, logging.INFO, __file__, 0, message, None, None))
+
+
 def _user_id(request):
-    """The id of the user the request was authenticated as, without authenticating anyone: DRF and
-    the bet fast path set request.user to the user; the session's user is read only if the request
-    already read the session (so a request that never looked costs no query here)."""
+    """The id of the user the request was authenticated as, without authenticating anyone: DRF sets
+    request.user to the user; the session's user is read only if the request already read the
+    session (so a request that never looked costs no query here)."""
     user = request.__dict__.get("user")
     if user is None:
         return None
@@ -57,20 +68,20 @@ class AccessLogMiddleware:
             return self.get_response(request)
         start = time.perf_counter()
         response = self.get_response(request)
-        log.info("%s %s %s %.1fms user=%s", request.method, _printable(request.path), response.status_code,
-                 (time.perf_counter() - start) * 1000, _user_id(request) or "-")
+        _write(f"{request.method} {_printable(request.path)} {response.status_code} "
+               f"{(time.perf_counter() - start) * 1000:.1f}ms user={_user_id(request) or '-'}")
         return response
 
 
 def refused_before_django(scope, status: int) -> None:
     """A request the server answered without Django (a body over the limit, studio/http.py)."""
-    log.info("%s %s %s - user=-", scope["method"], _printable(scope["path"]), status)
+    _write(f"{scope['method']} {_printable(scope['path'])} {status} - user=-")
 
 
 def ws_connected(scope, user_id) -> None:
-    log.info("WS connect %s user=%s", _printable(scope["path"]), user_id or "-")
+    _write(f"WS connect {_printable(scope['path'])} user={user_id or '-'}")
 
 
 def ws_closed(scope, user_id, code, started: float) -> None:
-    log.info("WS close %s %s %.1fs user=%s", _printable(scope["path"]), code if code is not None else "-",
-             time.monotonic() - started, user_id or "-")
+    _write(f"WS close {_printable(scope['path'])} {code if code is not None else '-'} "
+           f"{time.monotonic() - started:.1f}s user={user_id or '-'}")

@@ -1,7 +1,7 @@
 """The columns of a user and their studio roles, for statements that read a user in one go.
 
-API token authentication (accounts.auth) and the bet's fast path (bets.placing) read a token's
-user, the user's roles and whatever else they need in a single statement built on these.
+API token authentication (accounts.auth) reads a token's user, the user's roles and the token's
+expiry in a single statement built on these.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from studio.roles import ROLES
 def user_columns() -> tuple[str, list[str]]:
     """The columns of a token's user (alias u) that API views read, then an array of the user's studio
     roles; and the user fields they hold. Any other field loads on first use (a deferred field).
-    Read by token authentication (accounts.auth) and by the bet's fast path (bets.placing)."""
+    Read by token authentication (accounts.auth)."""
     User = get_user_model()
     fields = ["id", User.USERNAME_FIELD, "is_active", "is_staff", "is_superuser"]
     link = User.groups.through._meta

@@ -6,8 +6,8 @@ Busy: a request that waited its bound for a pooled connection (psycopg_pool's Po
 DB_POOL_TIMEOUT), a row lock (LockNotAvailable, after DB_LOCK_TIMEOUT_MS) or its statement
 (QueryCanceled, after DB_STATEMENT_TIMEOUT_MS), or SQLite's "database is locked". Django raises each
 as its OperationalError with psycopg's (or sqlite3's) error as the cause. The transaction it was in
-rolls back, so nothing of the request is applied; the DRF handler, the bet fast path and
-BusyMiddleware (every other view) answer the same JSON 503."""
+rolls back, so nothing of the request is applied; the DRF handler and BusyMiddleware (every other
+view) answer the same JSON 503."""
 from __future__ import annotations
 
 import logging

@@ -1,7 +1,7 @@
 """Plain SQL for the hottest paths (placing a bet, authenticating a token), on any backend.
 
-On this kind of machine the ORM spends about half a millisecond of CPU building each statement,
-more than PostgreSQL spends running it; a bet makes several. These helpers run a written statement
+The ORM spends more CPU building such a statement than PostgreSQL spends running it, and every bet
+runs a few of them. These helpers run a written statement
 and turn its row into a model instance exactly as the ORM would: the same database converters
 (dates on SQLite, JSON, money), and the instance marked as loaded from the database.
 """

@@ -58,3 +58,18 @@ def test_the_filter_cuts_query_strings_from_any_record():
                                ("127.0.0.1:5000", "/ws/tables/1/?token=abc123"), None)
     assert DropQueryStrings().filter(record)
     assert record.getMessage() == '127.0.0.1:5000 - "WebSocket /ws/tables/1/" [accepted]'
+
+
+def test_a_line_is_one_record_of_the_access_logger_with_its_fields(caplog):
+    from django.test import RequestFactory
+
+    from studio.access import AccessLogMiddleware
+
+    caplog.set_level(logging.INFO, logger="studio.access")
+    request = RequestFactory().get("/api/x%0Ay/", {"token": "secret"})
+    AccessLogMiddleware(lambda r: type("R", (), {"status_code": 204})())(request)
+    [record] = [r for r in caplog.records if r.name == "studio.access"]
+    assert record.levelname == "INFO" and record.args is None
+    method, path, status, took, user = record.getMessage().split(" ")
+    assert (method, path, status, user) == ("GET", "/api/x\\ny/", "204", "user=-") and took.endswith("ms")
+    assert "secret" not in record.getMessage()

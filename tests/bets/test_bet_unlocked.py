@@ -1,5 +1,5 @@
 """A bet on its own (not inside another transaction) on PostgreSQL: read without locks, checked,
-written in one statement only if nothing changed, else placed the locked way (bets.placing).
+written in one statement only if nothing changed, else placed the locked way (bets.services).
 
 These tests are transactional: inside the test's own transaction every bet takes the locked way.
 Between the read and the write they make a real change through the real services (chips issued
@@ -47,14 +47,15 @@ def test_a_bet_on_its_own_is_one_read_and_one_write_without_a_transaction(alice,
 
 
 def test_a_wallet_changed_after_the_read_sends_the_bet_the_locked_way(alice, rnd, monkeypatch):
-    read = services.seen_context
+    read = services.bet_context
 
     def read_then_issue(**kwargs):
         context = read(**kwargs)
-        chips_issue(user=alice, amount=D("100"))  # another request, between this bet's read and its write
+        if not kwargs["locked"]:
+            chips_issue(user=alice, amount=D("100"))  # another request, between this bet's read and its write
         return context
 
-    monkeypatch.setattr(services, "seen_context", read_then_issue)
+    monkeypatch.setattr(services, "bet_context", read_then_issue)
     bet, created, statements = place(alice, rnd)
     assert created and locked(statements)
     assert balance(alice) == D("1050") and bet.balance == D("1050")
@@ -63,14 +64,15 @@ def test_a_wallet_changed_after_the_read_sends_the_bet_the_locked_way(alice, rnd
 
 
 def test_betting_closed_after_the_read_refuses_the_bet(alice, rnd, monkeypatch):
-    read = services.seen_context
+    read = services.bet_context
 
     def read_then_close(**kwargs):
         context = read(**kwargs)
-        round_close_betting(round_id=rnd.pk)
+        if not kwargs["locked"]:
+            round_close_betting(round_id=rnd.pk)
         return context
 
-    monkeypatch.setattr(services, "seen_context", read_then_close)
+    monkeypatch.setattr(services, "bet_context", read_then_close)
     with pytest.raises(services.ApplicationError) as refused:
         place(alice, rnd)
     assert refused.value.code == "betting_closed"
@@ -78,14 +80,18 @@ def test_betting_closed_after_the_read_refuses_the_bet(alice, rnd, monkeypatch):
 
 
 def test_the_guarded_write_does_nothing_when_the_wallet_moved(alice, rnd):
-    from bets.placing import bet_write_if_unchanged, seen_context
+    from bets.ledger import bet_stake
+    from bets.placing import bet_context
 
-    context = seen_context(round_id=rnd.pk, player=alice)
+    def write(context):
+        return bet_stake(round_id=rnd.pk, player=alice, wallet=context.wallet, house=context.house, spot="andar",
+                         amount=D("50"), idempotency_key=None, seen=context.seen)
+
+    context = bet_context(round_id=rnd.pk, player=alice, locked=False)
     chips_issue(user=alice, amount=D("1"))
-    assert bet_write_if_unchanged(context=context, player=alice, spot="andar", amount=D("50"), idempotency_key=None) is None
+    assert write(context) is None
     assert balance(alice) == D("1001") and not Bet.objects.exists()
-    fresh = seen_context(round_id=rnd.pk, player=alice)
-    bet, new_balance = bet_write_if_unchanged(context=fresh, player=alice, spot="andar", amount=D("50"), idempotency_key=None)
+    bet, new_balance = write(bet_context(round_id=rnd.pk, player=alice, locked=False))
     assert new_balance == D("951") and Bet.objects.get().pk == bet.pk
 
 
@@ -103,8 +109,8 @@ def test_a_first_bet_in_a_new_wallet_and_a_refusal_from_the_read(rnd, dealer):
     assert balance(newcomer) == D("10")
 
 
-def test_an_api_bet_with_a_token_is_two_statements(alice, rnd):
-    """bets.fast reads the token's user with the bet's context, then the guarded write: nothing else."""
+def test_an_api_bet_with_a_token_is_three_statements(alice, rnd):
+    """The token's user and roles (accounts.auth), the bet's context, the guarded write: nothing else."""
     from tests.conftest import client_for
 
     api = client_for(alice)
@@ -113,6 +119,6 @@ def test_an_api_bet_with_a_token_is_two_statements(alice, rnd):
     assert response.status_code == 201, response.content
     assert response.json()["balance"] == "950.00" and balance(alice) == D("950")
     statements = [q["sql"] for q in queries.captured_queries]
-    assert len(statements) == 2, statements
-    assert "t.key" in statements[0] and "xmin" in statements[0] and not locked(statements)
-    assert statements[1].lstrip().startswith("WITH r AS")
+    assert len(statements) == 3, statements
+    assert "t.key" in statements[0] and "xmin" in statements[1] and not locked(statements)
+    assert statements[2].lstrip().startswith("WITH r AS")
