@@ -1,8 +1,10 @@
 """Shared fixtures: personas (a dealer, a supervisor, players Alice and Bob, an outsider), API
 clients, tables; and the service markers: `postgres` and `redis` tests are skipped when those are
 not configured, and REQUIRE_SERVICES=1 turns such a skip into a failure."""
+import importlib.util
 import os
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from django.conf import settings as dj_settings
@@ -46,6 +48,18 @@ def make_user(name, role, chips=None):
     from django.contrib.auth import get_user_model
 
     return get_user_model().objects.get(username=name)
+
+
+def import_settings_fresh(monkeypatch, **env):
+    """Run studio/settings.py again as a new module with this environment (django.conf is untouched)."""
+    for key in ("SECRET_KEY", "DEBUG", "DATABASE_URL", "REDIS_URL", "DB_POOL_SIZE", "TASK_RUNNER", "HTTPS", "DEMO_DATA"):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    spec = importlib.util.spec_from_file_location("studio._settings_probe", Path(dj_settings.BASE_DIR) / "studio" / "settings.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def client_for(user=None) -> APIClient:
