@@ -266,6 +266,9 @@ INPROCESS_ASYNC = env_bool("INPROCESS_ASYNC", default=False)
 # In-process mode: run timed tasks (close betting at closes_at) on timer threads. Tests turn it off.
 INPROCESS_TIMERS = env_bool("INPROCESS_TIMERS", default=True)
 
+# Seconds the virtual dealer waits before it looks again at a finished round for its settlement.
+VIRTUAL_DEALER_SETTLE_POLL = 0.05
+
 # /metrics (Prometheus, studio.metrics): readable with `Authorization: Bearer METRICS_TOKEN` or from
 # an address in METRICS_ALLOWED_IPS (addresses or networks, e.g. 10.0.0.0/8); neither set: 404.
 METRICS_TOKEN = env_str("METRICS_TOKEN")
