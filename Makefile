@@ -2,21 +2,28 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+# Every installed version, with its hashes: pyproject.toml keeps the ranges, `make lock` resolves them.
+LOCK := requirements.lock
+STAMP := $(VENV)/.installed-$(shell cat $(LOCK) | cksum | cut -d' ' -f1)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install browser migrate demo serve bench clean
+.PHONY: run test install lock browser migrate demo serve bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+$(STAMP): $(LOCK) | $(PY)
+	$(PY) -m pip install -q --require-hashes -r $(LOCK)
 	rm -f $(VENV)/.installed-*; touch $(STAMP)
 
 install: $(STAMP)
+
+# After a change to pyproject.toml's dependencies: one set of versions for every supported Python and
+# platform (uv's universal resolution, fewest versions per package), every file's hash.
+lock: install
+	$(PY) -m uv pip compile pyproject.toml --extra test --universal --fork-strategy fewest \
+	  --python-version 3.11 --generate-hashes --custom-compile-command "make lock" --quiet -o $(LOCK)
 
 # Debian's Chromium for the browser tests (a test tool's own browser download cannot work here).
 browser:

@@ -3,6 +3,9 @@ also the virtual dealer, a Celery worker and Celery beat, each a child process o
 
     python scripts/serve.py [--host 127.0.0.1] [--port 8000] [--workers N]
 
+It first runs `manage.py collectstatic` (the files WhiteNoise serves under /static/; --no-collectstatic
+when they are collected already), then starts the children.
+
 Without REDIS_URL the studio is one process (in-memory channel layer, in-process timer and virtual
 dealer), so --workers is forced to 1.
 
@@ -153,6 +156,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_WORKERS", "1")))
     parser.add_argument("--no-celery", action="store_true", help="Do not start the Celery worker and beat.")
     parser.add_argument("--no-virtual-dealer", action="store_true", help="Do not run the virtual dealer loop.")
+    parser.add_argument("--no-collectstatic", action="store_true", help="Do not collect the static files first.")
     parser.add_argument("--restart-limit", type=int, default=5, help="Exits of one child tolerated within the window.")
     parser.add_argument("--restart-window", type=float, default=60.0, help="Seconds over which exits are counted.")
     args = parser.parse_args()
@@ -165,6 +169,12 @@ def main() -> int:
     if not env.get("PROMETHEUS_MULTIPROC_DIR"):
         (runtime / "metrics").mkdir()
         env["PROMETHEUS_MULTIPROC_DIR"] = str(runtime / "metrics")
+    if not args.no_collectstatic:
+        collected = subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=ROOT, env=env)
+        if collected.returncode != 0:
+            say("collectstatic failed: the static files cannot be served")
+            shutil.rmtree(runtime, ignore_errors=True)
+            return 1
     children = commands(args, env, runtime)
     mode = "Redis + Celery" if env.get("REDIS_URL") else "embedded mode"
     say(f"serving on http://{args.host}:{args.port}/ ({mode}); Ctrl-C stops everything")

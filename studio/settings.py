@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served as static files: /api/docs/ needs no CDN
     "channels",
     "axes",
     "accounts",
@@ -55,6 +56,7 @@ MIDDLEWARE = [
     "studio.metrics.RequestMetricsMiddleware",  # outermost: counts every answer, by route and status
     "studio.access.AccessLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",  # /static/: collected, hashed, compressed files (STORAGES)
     "studio.middleware.refuse_nul_bytes",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -161,9 +163,17 @@ LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"
 USE_I18N = False
 USE_TZ = True
+# Static files (the admin's, Swagger UI's, the browsable API's) are served by WhiteNoise from
+# STATIC_ROOT, filled by `manage.py collectstatic` (scripts/serve.py and the web unit run it): each
+# file under a name with its content's hash, cached for a year, gzip beside it. In DEBUG WhiteNoise
+# also serves straight from the apps' folders and pages link the plain names.
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = BASE_DIR / env_str("STATIC_ROOT", "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]  # the pages' ES modules (static/events.js)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Accounts: tokens expire (accounts.tokens); failed logins are throttled per username and address
 # by django-axes (accounts.lockouts), which checks every login before the model backend.
@@ -215,6 +225,12 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "studio.schema.add_error_responses"],
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 999999999999999999}},
+    # Swagger UI from drf-spectacular-sidecar's static files, not a CDN, and without the badge it would
+    # fetch from the online validator: /api/docs/ asks nothing of any other host.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # HTTPS=1: served over TLS, usually behind a proxy that terminates it and sets X-Forwarded-Proto
@@ -266,6 +282,9 @@ TASK_RUNNER = env_str("TASK_RUNNER", "celery" if REDIS_URL else "inprocess")
 INPROCESS_ASYNC = env_bool("INPROCESS_ASYNC", default=False)
 # In-process mode: run timed tasks (close betting at closes_at) on timer threads. Tests turn it off.
 INPROCESS_TIMERS = env_bool("INPROCESS_TIMERS", default=True)
+
+# Seconds the virtual dealer waits before it looks again at a finished round for its settlement.
+VIRTUAL_DEALER_SETTLE_POLL = 0.05
 
 # /metrics (Prometheus, studio.metrics): readable with `Authorization: Bearer METRICS_TOKEN` or from
 # an address in METRICS_ALLOWED_IPS (addresses or networks, e.g. 10.0.0.0/8); neither set: 404.

@@ -1,14 +1,26 @@
 """Shared fixtures: personas (a dealer, a supervisor, players Alice and Bob, an outsider), API
 clients, tables; and the service markers: `postgres` and `redis` tests are skipped when those are
-not configured, and REQUIRE_SERVICES=1 turns such a skip into a failure."""
+not configured, and REQUIRE_SERVICES=1 turns such a skip into a failure. Hypothesis is derandomized
+under CI (CI=true): the same examples every run."""
+import fcntl
+import importlib.util
 import os
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from django.conf import settings as dj_settings
+from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
 REQUIRE = os.environ.get("REQUIRE_SERVICES") == "1"
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+# No per-example deadline anywhere (a loaded machine is not a failure); under CI no random seed and
+# no example database either, so a run is the run before it.
+hypothesis_settings.register_profile("studio", deadline=None)
+hypothesis_settings.register_profile("studio-ci", deadline=None, derandomize=True, database=None, print_blob=True)
+hypothesis_settings.load_profile("studio-ci" if IN_CI else "studio")
 
 
 def pytest_runtest_setup(item):
@@ -19,6 +31,20 @@ def pytest_runtest_setup(item):
             if REQUIRE:
                 pytest.fail(f"REQUIRE_SERVICES=1 but this test {why}", pytrace=False)
             pytest.skip(why)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _static_files():
+    """The admin's, the browsable API's and Swagger UI's files, collected once into the tests' STATIC_ROOT
+    ([tool.pytest_env]) as a server collects them: pages name the hashed files of that manifest. A lock
+    file keeps two pytest processes from collecting into it at once."""
+    from django.core.management import call_command
+
+    root = dj_settings.STATIC_ROOT
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root.parent / (root.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        call_command("collectstatic", "--noinput", verbosity=0)
 
 
 @pytest.fixture(autouse=True)
@@ -46,6 +72,18 @@ def make_user(name, role, chips=None):
     from django.contrib.auth import get_user_model
 
     return get_user_model().objects.get(username=name)
+
+
+def import_settings_fresh(monkeypatch, **env):
+    """Run studio/settings.py again as a new module with this environment (django.conf is untouched)."""
+    for key in ("SECRET_KEY", "DEBUG", "DATABASE_URL", "REDIS_URL", "DB_POOL_SIZE", "TASK_RUNNER", "HTTPS", "DEMO_DATA"):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    spec = importlib.util.spec_from_file_location("studio._settings_probe", Path(dj_settings.BASE_DIR) / "studio" / "settings.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def client_for(user=None) -> APIClient:

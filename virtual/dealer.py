@@ -1,7 +1,8 @@
 """The virtual dealer: the server runs a table instead of a person, through the very same services a
 human dealer's console calls (round_open, round_close_betting, card_deal): no second code path.
 
-Every round it shuffles a full pack with the operating system's cryptographically secure generator,
+Every round it shuffles a full pack with the operating system's cryptographically secure generator
+(`secrets.SystemRandom`; a test passes a seeded `random.Random` to get the same packs every run),
 commits to it before betting opens (SHA-256 of "salt:pack"), turns up the pack's first card as the
 joker, and deals the rest in order at the table's pace; after the round the salt and the pack are
 revealed so anyone can check that the dealt cards were the committed pack (docs/FAIRNESS.md).
@@ -13,10 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import random
 import secrets
 import threading
 import time
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import close_old_connections
@@ -36,9 +39,9 @@ S = Round.Status
 VIRTUAL_DEALER = "virtual-dealer"
 
 
-def shuffled_pack() -> list[str]:
+def shuffled_pack(rng: random.Random | None = None) -> list[str]:
     pack = [str(card) for card in FULL_PACK]
-    secrets.SystemRandom().shuffle(pack)
+    (rng or secrets.SystemRandom()).shuffle(pack)
     return pack
 
 
@@ -63,12 +66,15 @@ def dealer_user():
     return user
 
 
-def tick(*, table_id: int) -> tuple[str, float]:
-    """Do the next thing at a virtual table. Returns (what it did, seconds until it is worth asking again)."""
+def tick(*, table_id: int, rng: random.Random | None = None) -> tuple[str, float]:
+    """Do the next thing at a virtual table. Returns (what it did, seconds until it is worth asking again).
+    The table sets the pace of a deal and the gap between rounds; VIRTUAL_DEALER_SETTLE_POLL is how
+    soon it looks again at a finished round for its settlement (a Celery task)."""
     table = Table.objects.filter(pk=table_id, virtual_dealer=True).first()
     if table is None:
         return "off", 5.0
     pace, gap = table.deal_interval_ms / 1000, table.round_gap_ms / 1000
+    settle_poll = settings.VIRTUAL_DEALER_SETTLE_POLL
     rnd = round_latest(table=table)
     now = timezone.now()
     try:
@@ -77,13 +83,13 @@ def tick(*, table_id: int) -> tuple[str, float]:
             wait = (ended - now).total_seconds() + gap if ended else 0
             if wait > 0:
                 return "between rounds", wait
-            pack = shuffled_pack()
+            pack = shuffled_pack(rng)
             salt, text = secrets.token_hex(16), ",".join(pack)
             rnd = round_open(table_id=table.pk, joker=pack[0], dealer=dealer_user(), by=VIRTUAL,
                              fairness={"commitment": commitment(salt, text), "pack": text, "salt": salt})
             return "opened", min(table.betting_seconds, 0.5)  # betting may close early (a match)
         if rnd.status == S.FINISHED:
-            return "settling", 0.1
+            return "settling", settle_poll
         if rnd.status == S.PAUSED:
             return "paused", 0.5
         if rnd.status == S.BETTING:
@@ -97,14 +103,15 @@ def tick(*, table_id: int) -> tuple[str, float]:
                 return "a person's round", 5.0
             card = rnd.pack.split(",")[rnd.cards_dealt + 1]
             _, match = card_deal(round_id=rnd.pk, card=card, actor=dealer_user(), by=VIRTUAL)
-            return ("match" if match else "dealt"), (0.05 if match else pace)
+            return ("match" if match else "dealt"), (settle_poll if match else pace)
     except ApplicationError as exc:  # another loop got there first, or a supervisor acted: look again soon
         log.info("virtual dealer at table %s: %s", table_id, exc.message)
         return "refused", 0.2
     return "idle", 1.0
 
 
-def run(*, stop: threading.Event | None = None, max_rounds: int | None = None, tables: list[int] | None = None) -> int:
+def run(*, stop: threading.Event | None = None, max_rounds: int | None = None, tables: list[int] | None = None,
+        rng: random.Random | None = None) -> int:
     """Loop over the virtual tables until `stop` is set (or `max_rounds` rounds were opened)."""
     stop = stop or threading.Event()
     due: dict[int, float] = {}
@@ -126,7 +133,7 @@ def run(*, stop: threading.Event | None = None, max_rounds: int | None = None, t
             if when > now:
                 continue
             try:
-                did, wait = tick(table_id=table_id)
+                did, wait = tick(table_id=table_id, rng=rng)
             except Exception:
                 log.exception("virtual dealer at table %s failed; retrying", table_id)
                 did, wait = "error", 1.0

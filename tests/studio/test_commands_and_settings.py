@@ -1,6 +1,5 @@
 """The studio_user command, settings that fail loudly (production refuses the development secret),
 the OpenAPI schema and the health check."""
-import importlib.util
 import io
 import os
 import subprocess
@@ -17,6 +16,7 @@ from django.core.management import CommandError, call_command
 from bets.models import Account, LedgerEntry
 from studio.roles import roles_of
 from tests.servers import db_url_of_tests
+from tests.conftest import import_settings_fresh
 
 ROOT = Path(dj_settings.BASE_DIR)
 SECRET = "Hunter2-s3cret-pass"
@@ -145,18 +145,6 @@ def test_production_starts_with_its_own_secret():
     result = load_settings(DEBUG="0", SECRET_KEY="a-real-production-secret-" + "x" * 30)
     assert result.returncode == 0, result.stderr
     assert "DEBUG False" in result.stdout
-
-
-def import_settings_fresh(monkeypatch, **env):
-    """Run studio/settings.py again as a new module with this environment (django.conf is untouched)."""
-    for key in ("SECRET_KEY", "DEBUG", "DATABASE_URL", "REDIS_URL", "DB_POOL_SIZE", "TASK_RUNNER", "HTTPS", "DEMO_DATA"):
-        monkeypatch.delenv(key, raising=False)
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    spec = importlib.util.spec_from_file_location("studio._settings_probe", ROOT / "studio" / "settings.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize("env, name", [

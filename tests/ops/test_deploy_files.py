@@ -49,3 +49,10 @@ def test_the_environment_example_names_what_production_requires():
     example = (ROOT / "deploy" / "systemd" / "studio.env.example").read_text()
     for name in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "ALLOWED_HOSTS", "HTTPS", "PROMETHEUS_MULTIPROC_DIR"):
         assert f"\n{name}=" in example
+
+
+def test_the_web_unit_migrates_and_collects_the_static_files_before_it_starts():
+    before = [shlex.split(line.split("=", 1)[1]) for line in (ROOT / "deploy" / "systemd" / "studio-web.service").read_text().splitlines()
+              if line.startswith("ExecStartPre=")]
+    assert [argv[1:3] for argv in before] == [["manage.py", "migrate"], ["manage.py", "collectstatic"]]
+    assert all("--noinput" in argv for argv in before)

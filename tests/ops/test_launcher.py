@@ -178,3 +178,27 @@ def test_a_child_that_cannot_start_makes_the_launcher_exit_non_zero(launcher):
     assert len(one.started()["web"]) == 3
     assert "cannot stay up" in one.log.read_text()
     assert not [pid for pid in one.all_pids() if alive(pid)]
+
+
+def test_the_launcher_collects_the_static_files_and_the_server_serves_them_cached(launcher, tmp_path):
+    """Into an empty STATIC_ROOT: the admin's stylesheet is served under its hashed name, cached for a
+    year (immutable) and gzip-compressed. In production (DEBUG off) the admin's pages name that file;
+    in the embedded mode (DEBUG on) they name the plain one, served too."""
+    static_root = tmp_path / "static"
+    studio = launcher("--no-celery", "--no-virtual-dealer", STATIC_ROOT=str(static_root))
+    wait_until(studio.serving, "the studio to start", log=studio.log)
+    assert (static_root / "staticfiles.json").is_file()
+    page = httpx.get(studio.url + "/admin/login/", timeout=10)
+    assert page.status_code == 200
+    href = re.search(r'href="(/static/admin/css/base[^"]*\.css)"', page.text)[1]
+    if dj_settings.IS_POSTGRES:  # production mode
+        assert re.fullmatch(r"/static/admin/css/base\.[0-9a-f]{12}\.css", href)
+        css = httpx.get(studio.url + href, headers={"Accept-Encoding": "gzip"}, timeout=10)
+        assert css.status_code == 200 and css.headers["Content-Type"].startswith("text/css")
+        assert "immutable" in css.headers["Cache-Control"]
+        assert int(re.search(r"max-age=(\d+)", css.headers["Cache-Control"])[1]) >= 365 * 24 * 3600
+        assert css.headers["Content-Encoding"] == "gzip" and "body" in css.text
+    else:
+        assert href == "/static/admin/css/base.css"
+    plain = httpx.get(studio.url + "/static/admin/css/base.css", timeout=10)
+    assert plain.status_code == 200 and "body" in plain.text

@@ -15,7 +15,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 
 from tests.servers import studio_server
-from tests.test_commands_and_settings import import_settings_fresh
+from tests.conftest import import_settings_fresh
 
 ROOT = Path(dj_settings.BASE_DIR)
 PORTS = range(18460, 18480)
@@ -80,10 +80,10 @@ def test_check_deploy_passes_with_https_on():
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_server_error_in_production_shows_no_debug_page(tmp_path):
-    """The server as deployed (DATABASE_URL, no DEBUG) with one URL that raises (tests/boom_urls.py)."""
+    """The server as deployed (DATABASE_URL, no DEBUG) with one URL that raises (tests/ops/boom_urls.py)."""
     assert "DEBUG" not in os.environ, "this test checks the default: run it without DEBUG exported"
     with studio_server(ports=PORTS, log_dir=tmp_path, name="boom",
-                       DJANGO_SETTINGS_MODULE="tests.boom_settings") as url:
+                       DJANGO_SETTINGS_MODULE="tests.ops.boom_settings") as url:
         for accept in ("text/html", "application/json"):
             response = httpx.get(url + "/boom/", headers={"Accept": accept}, timeout=20)
             assert response.status_code == 500

@@ -1,5 +1,0 @@
-"""studio.settings exactly as the environment makes them, plus one URL that raises (tests/boom_urls.py):
-a server error on demand for tests/test_production_mode.py."""
-from studio.settings import *  # noqa: F401,F403
-
-ROOT_URLCONF = "tests.boom_urls"

@@ -1,0 +1,33 @@
+"""/api/docs/ is Swagger UI from drf-spectacular-sidecar's files, served as the studio's own static
+files (hashed names, WhiteNoise): the page names no other host, and every file it names is served."""
+import re
+from urllib.parse import urlsplit
+
+import pytest
+
+ATTRIBUTE = re.compile(r"""\b(?:src|href)\s*=\s*["']([^"']+)["']""")
+ABSOLUTE = re.compile(r"""["'](?:https?:)?//[^"'\s]+""")
+
+
+@pytest.fixture
+def docs_page(client):
+    response = client.get("/api/docs/")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_the_docs_page_names_no_other_host(docs_page):
+    assert ABSOLUTE.findall(docs_page) == []
+    assert '"validatorUrl": null' in docs_page  # Swagger UI would fetch a badge from the online validator
+
+
+def test_every_file_the_docs_page_names_is_served_under_its_hashed_name(client, docs_page):
+    files = [url for url in ATTRIBUTE.findall(docs_page) if url.startswith("/static/")]
+    names = {urlsplit(url).path.rsplit("/", 1)[1] for url in files}
+    assert {name.split(".")[0] for name in names} >= {"swagger-ui", "swagger-ui-bundle", "swagger-ui-standalone-preset"}
+    for url in files:
+        assert re.search(r"\.[0-9a-f]{12}\.(js|css|png)$", url), url  # the manifest's name: cacheable for ever
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert "immutable" in response["Cache-Control"]
+        b"".join(response.streaming_content)
