@@ -7,8 +7,11 @@ middleware half and the view through `sync_to_async`, some thirty thread hops a 
 thread that opens its own database connection. a2wsgi runs the whole request (middleware and view)
 in one thread of a fixed pool (`HTTP_THREADS` per process), as a WSGI server would: the thread keeps
 its database connection between requests (CONN_MAX_AGE). WebSockets stay on Channels (web/asgi.py).
-The price: a2wsgi's thread waits for the event loop at each message it hands over (start, body,
-end): about 0.4 ms of CPU a request on a 2-core machine, measured on a loop of trivial requests.
+a2wsgi's request thread waits for the event loop at each message it hands over (start, body, end):
+three cross-thread round trips a request, which under load doubled the server CPU of a health check
+(docs/PERFORMANCE.md). `_Responder` hands a message over without waiting while the messages handed
+over so far cannot fill a2wsgi's send queue (a plain response's three always fit); past that (a long
+streamed response) it waits as a2wsgi does, so the queue's bound stays the back-pressure on a slow client.
 
 What this module adds:
 
@@ -29,6 +32,7 @@ import contextvars
 import os
 
 from a2wsgi import WSGIMiddleware
+from a2wsgi.wsgi import WSGIResponder
 
 from studio import access
 
@@ -88,6 +92,22 @@ def _wsgi(application):
     return app
 
 
+class _Responder(WSGIResponder):
+    """a2wsgi's responder, except that the request thread does not wait for the loop to take a
+    message while fewer than the send queue's size have been handed over (see the module's docstring)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.handed_over = 0
+
+    def send(self, message) -> None:
+        self.handed_over += 1
+        if self.handed_over < self.send_queue.maxsize:
+            self.loop.call_soon_threadsafe(self.send_queue.put_nowait, message)  # in order: the loop runs callbacks FIFO
+        else:
+            super().send(message)
+
+
 class WsgiHttp:
     """An ASGI application for `http` scopes: a WSGI application through a2wsgi, with the additions above."""
 
@@ -132,7 +152,7 @@ class WsgiHttp:
 
         token = _exchange.set(exchange)
         try:
-            await self.bridge(scope, replay, send_or_drop)
+            await _Responder(self.bridge.app, self.bridge.executor, self.bridge.send_queue_size)(scope, replay, send_or_drop)
         except ClientTooSlow:
             pass  # the response is incomplete: the server closes the connection
         finally:

@@ -125,3 +125,25 @@ async def test_a_client_that_stops_reading_ends_the_response_and_frees_the_threa
     ok = Recorder()  # the pool's one thread is free again
     await asyncio.wait_for(bridge(dict(SCOPE, path="/healthz"), _receiver([b""]), ok), TIMEOUT)
     assert ok.body == b"ok"
+
+
+async def test_a_plain_responses_thread_hands_its_messages_over_without_waiting_for_the_loop():
+    """The request thread must not wait for the event loop to take the response's messages (a2wsgi
+    alone would): while the loop is held up, the thread gets through start_response and its body."""
+    loop, held, handed_over, seen = asyncio.get_running_loop(), threading.Event(), threading.Event(), []
+
+    def hold_the_loop():  # a callback on the loop: nothing else runs on it until this returns
+        held.set()
+        seen.append(handed_over.wait(TIMEOUT))
+
+    def app(environ, start_response):
+        loop.call_soon_threadsafe(hold_the_loop)
+        held.wait(TIMEOUT)
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        handed_over.set()
+        return [b"done"]
+
+    send = Recorder()
+    await asyncio.wait_for(http.WsgiHttp(app, threads=1)(SCOPE, _receiver([b""]), send), 3 * TIMEOUT)
+    assert seen == [True], "the request thread waited for the loop"
+    assert send.status == 200 and send.body == b"done"
