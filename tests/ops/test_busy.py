@@ -2,7 +2,7 @@
 PostgreSQL database while another connection holds a round row locked (SELECT ... FOR UPDATE).
 Bets on that round get a JSON 503 `busy` with Retry-After once DB_LOCK_TIMEOUT_MS has passed,
 and nothing of them is applied; /healthz and another table answer before the lock is released.
-With the connection pool exhausted, every kind of view (DRF, the bet fast path, a plain Django
+With the connection pool exhausted, every kind of view (DRF's, the bet view, a plain Django
 view) answers the same 503 after DB_POOL_TIMEOUT, never an HTML 500."""
 import contextlib
 import time
@@ -94,7 +94,7 @@ def test_an_exhausted_connection_pool_answers_503_busy_on_every_kind_of_view(sce
             held = pool.submit(http.post, f"/api/rounds/{locked.pk}/bets/", json={"spot": "andar", "amount": "10"}, headers=auth)
             wait_for_lock_waiters()
             assert_busy(http.get(f"/api/tables/{other_table.pk}/"))  # DRF
-            assert_busy(http.post(f"/api/rounds/{other.pk}/bets/", json={"spot": "bahar", "amount": "20"}, headers=auth))  # fast path
+            assert_busy(http.post(f"/api/rounds/{other.pk}/bets/", json={"spot": "bahar", "amount": "20"}, headers=auth))  # the bet view
             assert_busy(http.get(f"/play/tables/{other_table.pk}/"))  # a page
             assert_busy(http.get("/healthz"))
         assert held.result().status_code == 201  # the lock released, the waiting bet goes through

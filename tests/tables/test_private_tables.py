@@ -77,8 +77,8 @@ def test_outsiders_cannot_bet_repeat_or_raise_incidents_on_a_match_round(world, 
     assert (member.status_code, member.json()["code"]) == (409, "match_table")
 
 
-def test_the_bet_fast_path_answers_an_outsider_404_too(world, carol):
-    """An outsider with a wallet in the match's currency (the fast path's case on PostgreSQL)."""
+def test_a_bet_from_an_outsider_with_a_wallet_in_the_matchs_currency_is_404(world, carol):
+    """An outsider whose wallet exists already (on PostgreSQL the bet takes the optimistic way)."""
     from bets.ledger import wallet_and_house
 
     play, rnd, _, clients = world
