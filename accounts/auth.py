@@ -54,8 +54,13 @@ class TokenAuthentication(authentication.TokenAuthentication):
         if found is None:
             raise exceptions.AuthenticationFailed("Invalid token.")
         user, token = found
-        if token.expires_at <= timezone.now():
-            raise TokenExpired()
-        if not user.is_active:
-            raise exceptions.AuthenticationFailed("User inactive or deleted.")
+        refuse_unless_valid(user=user, expires_at=token.expires_at)
         return user, token
+
+
+def refuse_unless_valid(*, user, expires_at) -> None:
+    """A known token is refused when it has expired or its user is inactive (DRF's words for the latter)."""
+    if expires_at <= timezone.now():
+        raise TokenExpired()
+    if not user.is_active:
+        raise exceptions.AuthenticationFailed("User inactive or deleted.")

@@ -4,6 +4,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -15,6 +16,7 @@ from tables.access import round_or_404
 from tables.serializers import money_field
 
 from . import services
+from .auth import BetTokenAuthentication
 from .ledger import wallet_get
 from .models import Bet, LedgerEntry
 from .selectors import round_bets
@@ -78,11 +80,12 @@ class RoundBetsView(APIView):
 
     A bet is the studio's most frequent request, so this view is lean: JSON bodies only (the studio's
     JSON parser), the renderers of the settings (JSON; the browsable API with DEBUG) chosen at once
-    for the common Accept headers, the token read in one statement (accounts.auth), and the
-    service's two statements behind it."""
+    for the common Accept headers, and on PostgreSQL the token read with the bet's context in one
+    statement (bets.auth), so that a bet is that read and the service's guarded write."""
 
     parser_classes = [JSONParser]
     content_negotiation_class = CommonCaseNegotiation
+    authentication_classes = [BetTokenAuthentication, SessionAuthentication]
 
     def get_permissions(self):
         return [IsAuthenticated()] if self.request.method == "GET" else [IsAuthenticated(), IsPlayer()]
@@ -102,7 +105,8 @@ class RoundBetsView(APIView):
             raise InvalidInput("The Idempotency-Key is too long (80 characters at most).", code="invalid",
                                    fields={"Idempotency-Key": ["80 characters at most."]})
         bet, created = services.bet_place(round_id=pk, player=request.user, spot=data.validated_data["spot"],
-                                          amount=data.validated_data["amount"], idempotency_key=key)
+                                          amount=data.validated_data["amount"], idempotency_key=key,
+                                          seen=getattr(request.auth, "bet_context", None))
         return Response(placed_body(bet, bet.balance), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 

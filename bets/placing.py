@@ -18,14 +18,17 @@ and main side in the round. It comes two ways:
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.contrib.auth import get_user_model
 from django.db import connection
 
-from studio import sql
+from studio import auth, sql
 from studio.errors import NotFound
 from studio.money import from_minor
+from accounts.models import Token
 from tables.models import Round
 
 from .ledger import ACCOUNT, BET, HOUSE_OF_WALLET, accounts_from_row, wallet_and_house
@@ -47,6 +50,37 @@ def _wallet_join(currency: str) -> str:
 
 _PG_WALLET = _wallet_join("r.settings->>'currency'")
 _UNLOCKED = f"SELECT {_CONTEXT_COLUMNS}, a.xmin::text FROM {_ROUND_TABLE} r {_PG_WALLET} WHERE r.id = %s"
+
+
+_CONTEXT_WIDTH = len(ROUND_FIELDS) + 6  # the context's columns and the wallet's version
+
+
+@functools.cache
+def _by_token() -> str:
+    """The token (by key) with its expiry, its user with their roles, and that user's unlocked context
+    in the round: one statement. The user's part comes whatever the round and the wallet (the
+    context's columns are NULL when either is missing)."""
+    columns, _ = auth.user_columns()
+    names = ", ".join(f"c{i}" for i in range(_CONTEXT_WIDTH))
+    wallet = f"JOIN {ACCOUNT} a ON a.kind = 'player' AND a.user_id = u.id AND a.currency = r.settings->>'currency'"
+    context = f"SELECT {_CONTEXT_COLUMNS}, a.xmin::text FROM {_ROUND_TABLE} r {wallet} WHERE r.id = %s"
+    return (f"SELECT {columns}, t.expires_at, x.* FROM {Token._meta.db_table} t JOIN {get_user_model()._meta.db_table} u "
+            f"ON u.id = t.user_id LEFT JOIN LATERAL ({context}) AS x({names}) ON true WHERE t.key = %s")
+
+
+def bet_context_by_token(*, key: str, round_id: int):
+    """PostgreSQL: (the token's user with their roles, the token's expiry, the user's unlocked context
+    in the round or None) in one statement, for the bet view's authentication (bets.auth); None when
+    there is no such token. The context is None without a round or a wallet in its currency: the
+    locked read then handles it."""
+    row = sql.fetch_one(_by_token(), [round_id, key])
+    if row is None:
+        return None
+    user = auth.user_from_row(row)
+    width = len(auth.user_columns()[1]) + 1
+    expires_at, rest = row[width], row[width + 1:]
+    context = None if rest[0] is None or rest[len(ROUND_FIELDS) + 2] is None else _context(rest[:-1], user, seen=rest[-1])
+    return user, expires_at, context
 
 
 @dataclass

@@ -59,14 +59,19 @@ class Wanted:
     amount: object
     idempotency_key: str | None = None
     via_match: bool = False
+    seen: BetContext | None = None  # the unlocked context, when the caller read it already (bets.auth)
 
 
 def bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str | None = None,
-              via_match: bool = False) -> tuple[Bet, bool]:
+              via_match: bool = False, seen: BetContext | None = None) -> tuple[Bet, bool]:
     """Returns (bet, created), bet.balance being the wallet's balance after it. The same idempotency key
-    returns the same bet (with the current balance), never a second debit.
-    At a match table bets go through the match (matches.services.match_bet), which passes via_match."""
-    wanted = Wanted(round_id, player, spot, amount, idempotency_key or None, via_match)
+    returns the same bet (with the current balance), never a second debit. `seen`: the player's
+    context in this round as read without locks with their token (bets.auth), in place of the
+    unlocked read. At a match table bets go through the match (matches.services.match_bet), which
+    passes via_match."""
+    if seen is not None and (seen.round.pk != int(round_id) or seen.wallet.user_id != player.pk):
+        seen = None  # not this bet's: read it here
+    wanted = Wanted(round_id, player, spot, amount, idempotency_key or None, via_match, seen)
     try:
         return _bet_place(wanted)
     except ApplicationError as exc:
@@ -106,7 +111,10 @@ def _place(wanted: Wanted, *, locked: bool) -> Bet | None:
     """One read of the bet's context, one check of the rules, one write through the ledger. The
     placed bet (with .balance), a refusal, or (unlocked only) None: the locked way must decide (a
     first bet in the currency, or something changed since the read)."""
-    context = bet_context(round_id=wanted.round_id, player=wanted.player, locked=locked)
+    if not locked and wanted.seen is not None:
+        context = wanted.seen
+    else:
+        context = bet_context(round_id=wanted.round_id, player=wanted.player, locked=locked)
     if context is None:
         return None
     stake = _check(context, wanted)

@@ -107,3 +107,28 @@ def test_the_answers_before_the_service(alice, dealer, make_table):
     assert response.status_code == 200 and response.json()["bets"] == []
     response = client_for(alice).post(url, {"spot": "andar", "amount": "10"}, format="json")
     assert response.status_code == 201 and Bet.objects.filter(player=alice).count() == 1
+
+
+def test_the_bets_token_read_refuses_what_every_api_view_refuses(alice, dealer, make_table):
+    """The bet view reads the token with the bet's context (bets.auth): an expired token, an inactive
+    player and a round that does not exist answer as on every other API view."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from accounts.models import Token
+    from tables.services import round_open
+
+    rnd = round_open(table_id=make_table().pk, joker="KS", dealer=dealer)
+    url, bet = f"/api/rounds/{rnd.pk}/bets/", {"spot": "andar", "amount": "10"}
+    api = client_for(alice)
+    assert api.post("/api/rounds/999999999/bets/", bet, format="json").status_code == 404  # the token is fine, the round is not
+    Token.objects.filter(user=alice).update(expires_at=timezone.now() - timedelta(seconds=1))
+    expired = api.post(url, bet, format="json")
+    assert (expired.status_code, expired.json()["code"]) == (401, "token_expired") and api.get("/api/me/").status_code == 401
+    fresh = client_for(alice)
+    alice.is_active = False
+    alice.save(update_fields=["is_active"])
+    inactive = fresh.post(url, bet, format="json")
+    assert (inactive.status_code, inactive.json()["message"]) == (401, "User inactive or deleted.")
+    assert not Bet.objects.exists()

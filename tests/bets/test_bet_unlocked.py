@@ -109,8 +109,8 @@ def test_a_first_bet_in_a_new_wallet_and_a_refusal_from_the_read(rnd, dealer):
     assert balance(newcomer) == D("10")
 
 
-def test_an_api_bet_with_a_token_is_three_statements(alice, rnd):
-    """The token's user and roles (accounts.auth), the bet's context, the guarded write: nothing else."""
+def test_an_api_bet_with_a_token_is_two_statements(alice, rnd):
+    """The token with its user, their roles and the bet's context (bets.auth), then the guarded write."""
     from tests.conftest import client_for
 
     api = client_for(alice)
@@ -119,6 +119,27 @@ def test_an_api_bet_with_a_token_is_three_statements(alice, rnd):
     assert response.status_code == 201, response.content
     assert response.json()["balance"] == "950.00" and balance(alice) == D("950")
     statements = [q["sql"] for q in queries.captured_queries]
-    assert len(statements) == 3, statements
-    assert "t.key" in statements[0] and "xmin" in statements[1] and not locked(statements)
-    assert statements[2].lstrip().startswith("WITH r AS")
+    assert len(statements) == 2, statements
+    assert "t.key" in statements[0] and "xmin" in statements[0] and not locked(statements)
+    assert statements[1].lstrip().startswith("WITH r AS")
+
+
+def test_an_api_bet_whose_wallet_changed_after_the_token_read_is_checked_again(alice, dealer, make_table, monkeypatch):
+    """The context read with the token is a snapshot: another bet between that read and the write
+    changes the wallet, the guarded write misses, and the bet is checked again the locked way (here
+    it is then over the table's limit, which the snapshot did not know)."""
+    from bets.auth import BetTokenAuthentication
+    from tests.conftest import client_for
+
+    rnd = round_open(table_id=make_table(max_bet=60).pk, joker="KS", dealer=dealer)
+    read = BetTokenAuthentication.authenticate_credentials
+
+    def read_then_another_bet(self, key):
+        found = read(self, key)
+        services.bet_place(round_id=rnd.pk, player=alice, spot="andar", amount="30")  # between the read and the write
+        return found
+
+    monkeypatch.setattr(BetTokenAuthentication, "authenticate_credentials", read_then_another_bet)
+    response = client_for(alice).post(f"/api/rounds/{rnd.pk}/bets/", {"spot": "andar", "amount": "50"}, format="json")
+    assert response.status_code == 400 and response.json()["code"] == "over_max_bet", response.content
+    assert balance(alice) == D("970") and Bet.objects.filter(round=rnd, player=alice).count() == 1
