@@ -23,6 +23,12 @@ hypothesis_settings.register_profile("studio-ci", deadline=None, derandomize=Tru
 hypothesis_settings.load_profile("studio-ci" if IN_CI else "studio")
 
 
+def pytest_configure(config):
+    # WhiteNoise looks at STATIC_ROOT when a handler is built, which test modules do on import (the
+    # ASGI app): the folder exists before any, and the session's collectstatic below fills it.
+    Path(dj_settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+
+
 def pytest_runtest_setup(item):
     have = {"postgres": dj_settings.IS_POSTGRES, "redis": bool(dj_settings.REDIS_URL)}
     for marker, ok in have.items():
