@@ -13,7 +13,7 @@ from studio.money import parse_amount
 from tables import stream
 from tables.events import BetCancelled, BetPlaced
 from tables.access import require_round_visible
-from engine import offered_spots
+from engine import Side, offered_spots
 from tables.models import Round
 from tables.selectors import round_config
 
@@ -21,7 +21,7 @@ from .ledger import bet_stake, post, wallet_and_house, wallet_get
 from .models import Bet, LedgerEntry
 from .placing import BetContext, bet_context, lock_round_for_betting
 
-MAIN = ("andar", "bahar")
+MAIN = tuple(side.value for side in Side)  # the two main bets
 MAX_AMOUNT = Decimal("1000000000000")  # far above any table limit, far below BIGINT hundredths
 
 
