@@ -44,12 +44,20 @@ _CONTEXT_COLUMNS = (f"{_ROUND_COLUMNS}, a.id, a.balance, {HOUSE_OF_WALLET}, (SEL
                     f"(SELECT MIN(b.spot) {_MINE} AND b.spot IN ('andar', 'bahar'))")
 
 
-def _wallet_join(currency: str) -> str:
-    return f"JOIN {ACCOUNT} a ON a.kind = 'player' AND a.user_id = %s AND a.currency = {currency}"
+def _wallet_join(currency: str, user: str = "%s") -> str:
+    return f"JOIN {ACCOUNT} a ON a.kind = 'player' AND a.user_id = {user} AND a.currency = {currency}"
 
 
-_PG_WALLET = _wallet_join("r.settings->>'currency'")
-_UNLOCKED = f"SELECT {_CONTEXT_COLUMNS}, a.xmin::text FROM {_ROUND_TABLE} r {_PG_WALLET} WHERE r.id = %s"
+_PG_CURRENCY = "r.settings->>'currency'"
+_PG_WALLET = _wallet_join(_PG_CURRENCY)
+
+
+def _unlocked(user: str = "%s") -> str:
+    """The unlocked read (PostgreSQL): the context and the wallet row's version; the round's id a parameter."""
+    return f"SELECT {_CONTEXT_COLUMNS}, a.xmin::text FROM {_ROUND_TABLE} r {_wallet_join(_PG_CURRENCY, user)} WHERE r.id = %s"
+
+
+_UNLOCKED = _unlocked()
 
 
 _CONTEXT_WIDTH = len(ROUND_FIELDS) + 6  # the context's columns and the wallet's version
@@ -62,8 +70,7 @@ def _by_token() -> str:
     context's columns are NULL when either is missing)."""
     columns, _ = auth.user_columns()
     names = ", ".join(f"c{i}" for i in range(_CONTEXT_WIDTH))
-    wallet = f"JOIN {ACCOUNT} a ON a.kind = 'player' AND a.user_id = u.id AND a.currency = r.settings->>'currency'"
-    context = f"SELECT {_CONTEXT_COLUMNS}, a.xmin::text FROM {_ROUND_TABLE} r {wallet} WHERE r.id = %s"
+    context = _unlocked(user="u.id")
     return (f"SELECT {columns}, t.expires_at, x.* FROM {Token._meta.db_table} t JOIN {get_user_model()._meta.db_table} u "
             f"ON u.id = t.user_id LEFT JOIN LATERAL ({context}) AS x({names}) ON true WHERE t.key = %s")
 
@@ -79,8 +86,7 @@ def bet_context_by_token(*, key: str, round_id: int):
     user = auth.user_from_row(row)
     width = len(auth.user_columns()[1]) + 1
     expires_at, rest = row[width], row[width + 1:]
-    context = None if rest[0] is None or rest[len(ROUND_FIELDS) + 2] is None else _context(rest[:-1], user, seen=rest[-1])
-    return user, expires_at, context
+    return user, expires_at, _seen(rest, user)
 
 
 @dataclass
@@ -116,8 +122,7 @@ def bet_context(*, round_id: int, player, locked: bool) -> BetContext | None:
     no wallet in its currency yet (the locked read handles both)."""
     n = len(ROUND_FIELDS)
     if not locked:
-        row = sql.fetch_one(_UNLOCKED, [player.pk, round_id])
-        return None if row is None or row[n + 2] is None else _context(row[:-1], player, seen=row[-1])
+        return _seen(sql.fetch_one(_UNLOCKED, [player.pk, round_id]), player)
     statement = context_statement()
     row = sql.fetch_one(statement, [player.pk, round_id])
     if row is None or row[n + 2] is None:  # no such round, or a first bet in this currency: make the accounts, read again
@@ -125,6 +130,14 @@ def bet_context(*, round_id: int, player, locked: bool) -> BetContext | None:
         wallet_and_house(user=player, currency=rnd.settings["currency"])
         row = sql.fetch_one(statement, [player.pk, round_id])
     return _context(row, player)
+
+
+def _seen(row, player) -> BetContext | None:
+    """The context of an unlocked read's row; None without a round, a wallet or a house account (the
+    locked read makes the accounts)."""
+    if row is None or row[0] is None or row[len(ROUND_FIELDS) + 2] is None:
+        return None
+    return _context(row[:-1], player, seen=row[-1])
 
 
 def _context(row, player, seen: str | None = None) -> BetContext:
