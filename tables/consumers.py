@@ -7,10 +7,12 @@ personal messages. Consumers do no database work per event.
 Fan-out: a server process has one `StreamHub` (per event loop). The hub holds the process's one
 channel on the channel layer and subscribes it to each group a local watcher needs (`table.7`,
 `user.3`): one Redis subscription per group and process, not one per watcher. For each message it
-calls `deliver()` on every local member. The event arrives JSON-encoded once (tables/stream.py) and
-is written to each socket as is, by the watcher's own writer task, in order: a slow or dead
-watcher whose buffers are full holds up only itself, and one too far behind is closed (it
-reconnects to a fresh snapshot).
+calls `deliver()` on every local member, which queues the texts due (in `seq` order), then writes
+every member's queue from its own task (`write_queued`). The event arrives JSON-encoded once
+(tables/stream.py) and is written to each socket as is. A socket that takes the text at once (the
+usual case) costs no task switch; a send that would wait (a slow or dead watcher whose buffers are
+full) is handed to that watcher's own task, its later texts queued behind it, so it never holds up
+the others; a watcher too far behind is closed (it reconnects to a fresh snapshot).
 """
 from __future__ import annotations
 
@@ -146,12 +148,33 @@ class StreamHub:
             group, seq = message.get("group"), message.get("seq")
             if seq is not None and seq > self.last_seq.get(group, 0):
                 self.last_seq[group] = seq
-            for watcher in list(self.members.get(group, ())):
+            members = list(self.members.get(group, ()))
+            for watcher in members:
                 try:
                     watcher.deliver(message)
                 except Exception:
                     log.exception("stream delivery failed")
-            await asyncio.sleep(0)  # the watchers' writers run before the next message is fanned out
+            await write_queued(members)
+
+
+async def write_queued(watchers) -> None:
+    """Write each watcher's queued texts, one watcher after the other, in the calling task. A send
+    runs inside `asyncio.timeout(0)`, whose timer can only fire when the task waits: a send the
+    socket takes at once completes untouched, and one that has to wait (uvicorn waits for a full
+    transport to drain before it writes a frame) is cancelled there, its text still first in the
+    watcher's queue, and the watcher's own task takes the queue over. One timer per call, not per
+    watcher."""
+    pending = iter(watchers)
+    current = None
+    while True:
+        try:
+            async with asyncio.timeout(0):
+                for current in pending:
+                    if current.writer is None:
+                        await current.write_backlog()
+            return
+        except TimeoutError:
+            current.hand_over()
 
 
 @database_sync_to_async
@@ -179,8 +202,7 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         self.held: dict[int, str] = {}  # events waiting for a missing earlier one
         self.gap_timer = None
         self.backlog: deque[str] = deque()  # texts not yet written to the socket
-        self.writer: asyncio.Task | None = None  # the task writing the backlog (from the first text on)
-        self.wakeup: asyncio.Future | None = None  # done when the writer has texts to write
+        self.writer: asyncio.Task | None = None  # the watcher's own task writing the backlog, while its socket is slow
         self.user_id, self.close_code, self.started = None, None, time.monotonic()
 
     async def connect(self):
@@ -211,6 +233,7 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         early, self.early = self.early, []
         for message in early:
             self.deliver(message)
+        await write_queued([self])
 
     async def _join(self, group: str):
         self.joined.append(group)
@@ -241,6 +264,7 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
             return
         if isinstance(content, dict) and content.get("type") == "ping":
             self._write('{"type":"pong"}')  # behind whatever is queued for this watcher
+            await write_queued([self])
 
     # --- delivery: the hub calls deliver() for every message of a joined group ---
 
@@ -274,36 +298,39 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         for seq in sorted(self.held):
             self._write(self.held.pop(seq))
             self.next_seq = seq + 1
+        self.hand_over()
 
     def _write(self, text: str) -> None:
-        """Queue a text for the socket. The watcher's writer task writes the queue in order, so a
-        watcher whose socket does not take data holds up only itself; after MAX_BACKLOG texts
-        waiting it is closed."""
+        """Queue a text for the socket (written by `write_queued` or the watcher's own task, in
+        order); after MAX_BACKLOG texts waiting the watcher is closed."""
         if self.closed:
             return
         if len(self.backlog) >= MAX_BACKLOG:
             self._too_slow()
             return
         self.backlog.append(text)
-        if self.writer is None:
-            loop = asyncio.get_running_loop()
-            self.wakeup = loop.create_future()
-            self.writer = loop.create_task(self._write_backlog())
-        if not self.wakeup.done():
-            self.wakeup.set_result(None)
 
-    async def _write_backlog(self) -> None:
-        """The watcher's writer, for as long as it is connected: one task, woken when texts are
-        queued (no task per message)."""
-        loop = asyncio.get_running_loop()
+    async def write_backlog(self) -> None:
+        """Write the queued texts in order, each taken off the queue once the socket has it."""
         try:
-            while not self.closed:
-                await self.wakeup
-                self.wakeup = loop.create_future()
-                while self.backlog and not self.closed:
-                    await self.send(text_data=self.backlog.popleft())
+            while self.backlog and not self.closed:
+                await self.send(text_data=self.backlog[0])
+                self.backlog.popleft()
         except Exception:  # the client is gone; its disconnect is on the way
             self.closed = True
+
+    def hand_over(self) -> None:
+        """The socket does not take data now: the watcher's own task writes its queue, waiting as
+        long as the socket needs, and ends when the queue is empty (write_queued skips the
+        watcher meanwhile)."""
+        if self.writer is None and self.backlog and not self.closed:
+            self.writer = asyncio.get_running_loop().create_task(self._write_slowly())
+
+    async def _write_slowly(self) -> None:
+        try:
+            await self.write_backlog()
+        finally:
+            self.writer = None
 
     def _too_slow(self) -> None:
         log.warning("closing a watcher of table %s: more than %s messages behind", self.table_id, MAX_BACKLOG)
