@@ -16,7 +16,9 @@ streamed response) it waits as a2wsgi does, so the queue's bound stays the back-
 What this module adds:
 
 - **The body is read on the event loop** before a thread is taken (a slow uploader never holds
-  one), and a body over `MAX_BODY` is refused with 413 without reaching Django.
+  one), and a body over `MAX_BODY` is refused with 413 without reaching Django. The WSGI
+  application reads it from memory (`wsgi.input` is a `BytesIO` of it): a2wsgi's own input would
+  fetch it from the loop, a cross-thread round trip for every POST.
 - **A streamed response's client that stops reading** (the CSV export) is given `HTTP_SEND_TIMEOUT`
   seconds per chunk; then the response ends, the thread stops producing chunks and is free again.
   a2wsgi's own sender would wait for such a client for ever, and its thread with it.
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import io
 import os
 
 from a2wsgi import WSGIMiddleware
@@ -46,10 +49,11 @@ class ClientTooSlow(Exception):
 class _Exchange:
     """One request's state, shared by the loop's side and the request thread (through a contextvar)."""
 
-    __slots__ = ("after", "gone")
+    __slots__ = ("after", "body", "gone")
 
-    def __init__(self):
+    def __init__(self, body: bytes):
         self.after: list = []
+        self.body = body
         self.gone = False
 
 
@@ -84,8 +88,10 @@ class _StopWhenGone:
 
 def _wsgi(application):
     def app(environ, start_response):
-        response = application(environ, start_response)
         exchange = _exchange.get()
+        if exchange is not None:
+            environ["wsgi.input"] = io.BytesIO(exchange.body)
+        response = application(environ, start_response)
         if exchange is None or not getattr(response, "streaming", False):
             return response
         return _StopWhenGone(response, exchange)
@@ -133,12 +139,11 @@ class WsgiHttp:
             chunks.append(chunk)
             if not message.get("more_body"):
                 break
-        request = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+        exchange = _Exchange(b"".join(chunks))
 
         async def replay():
-            return request
+            return {"type": "http.request", "body": exchange.body, "more_body": False}
 
-        exchange = _Exchange()
         timeout = self.send_timeout
 
         async def send_or_drop(message):

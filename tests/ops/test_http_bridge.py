@@ -147,3 +147,26 @@ async def test_a_plain_responses_thread_hands_its_messages_over_without_waiting_
     await asyncio.wait_for(http.WsgiHttp(app, threads=1)(SCOPE, _receiver([b""]), send), 3 * TIMEOUT)
     assert seen == [True], "the request thread waited for the loop"
     assert send.status == 200 and send.body == b"done"
+
+
+async def test_the_request_thread_reads_the_body_without_the_loop():
+    """The body was read on the loop before the thread was taken: reading wsgi.input (as Django does
+    for every POST) must not wait for the loop again (a2wsgi's own input would: a round trip)."""
+    loop, held, read, seen = asyncio.get_running_loop(), threading.Event(), threading.Event(), []
+
+    def hold_the_loop():
+        held.set()
+        seen.append(read.wait(TIMEOUT))
+
+    def app(environ, start_response):
+        loop.call_soon_threadsafe(hold_the_loop)
+        held.wait(TIMEOUT)
+        body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or -1))
+        read.set()
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [body]
+
+    send = Recorder()
+    await asyncio.wait_for(http.WsgiHttp(app, threads=1)(SCOPE, _receiver([b"ab", b"cd"]), send), 3 * TIMEOUT)
+    assert seen == [True], "the request thread waited for the loop to read the body"
+    assert send.status == 200 and send.body == b"abcd"
