@@ -66,13 +66,15 @@ def dealer_user():
     return user
 
 
-def tick(*, table_id: int, rng: random.Random | None = None) -> tuple[str, float]:
+def tick(*, table_id: int, rng: random.Random | None = None, dealer=None) -> tuple[str, float]:
     """Do the next thing at a virtual table. Returns (what it did, seconds until it is worth asking again).
     The table sets the pace of a deal and the gap between rounds; VIRTUAL_DEALER_SETTLE_POLL is how
-    soon it looks again at a finished round for its settlement (a Celery task)."""
+    soon it looks again at a finished round for its settlement (a Celery task). `dealer`: the
+    virtual dealer's user, if the caller has it (`run` reads it with the tables, not once a card)."""
     table = Table.objects.filter(pk=table_id, virtual_dealer=True).first()
     if table is None:
         return "off", 5.0
+    dealer = dealer or dealer_user()
     pace, gap = table.deal_interval_ms / 1000, table.round_gap_ms / 1000
     settle_poll = settings.VIRTUAL_DEALER_SETTLE_POLL
     rnd = round_latest(table=table)
@@ -85,7 +87,7 @@ def tick(*, table_id: int, rng: random.Random | None = None) -> tuple[str, float
                 return "between rounds", wait
             pack = shuffled_pack(rng)
             salt, text = secrets.token_hex(16), ",".join(pack)
-            rnd = round_open(table_id=table.pk, joker=pack[0], dealer=dealer_user(), by=VIRTUAL,
+            rnd = round_open(table_id=table.pk, joker=pack[0], dealer=dealer, by=VIRTUAL,
                              fairness={"commitment": commitment(salt, text), "pack": text, "salt": salt})
             return "opened", min(table.betting_seconds, 0.5)  # betting may close early (a match)
         if rnd.status == S.FINISHED:
@@ -102,7 +104,7 @@ def tick(*, table_id: int, rng: random.Random | None = None) -> tuple[str, float
             if not rnd.pack:
                 return "a person's round", 5.0
             card = rnd.pack.split(",")[rnd.cards_dealt + 1]
-            _, match = card_deal(round_id=rnd.pk, card=card, actor=dealer_user(), by=VIRTUAL)
+            _, match = card_deal(round_id=rnd.pk, card=card, actor=dealer, by=VIRTUAL)
             return ("match" if match else "dealt"), (settle_poll if match else pace)
     except ApplicationError as exc:  # another loop got there first, or a supervisor acted: look again soon
         log.info("virtual dealer at table %s: %s", table_id, exc.message)
@@ -117,11 +119,13 @@ def run(*, stop: threading.Event | None = None, max_rounds: int | None = None, t
     due: dict[int, float] = {}
     opened = 0
     last_scan = 0.0
+    dealer = None
     while not stop.is_set():
         now = time.monotonic()
         if now - last_scan > 5 or not due:
             try:
                 ids = tables or list(Table.objects.filter(virtual_dealer=True).values_list("pk", flat=True))
+                dealer = dealer_user()
             except Exception:  # the database is away: keep the dealer alive and look again
                 log.exception("virtual dealer: cannot list the tables; retrying")
                 close_old_connections()
@@ -133,7 +137,7 @@ def run(*, stop: threading.Event | None = None, max_rounds: int | None = None, t
             if when > now:
                 continue
             try:
-                did, wait = tick(table_id=table_id, rng=rng)
+                did, wait = tick(table_id=table_id, rng=rng, dealer=dealer)
             except Exception:
                 log.exception("virtual dealer at table %s failed; retrying", table_id)
                 did, wait = "error", 1.0
