@@ -28,6 +28,7 @@ from django.db import connection
 from studio import auth, sql
 from studio.errors import NotFound
 from studio.money import from_minor
+from engine import Side
 from accounts.models import Token
 from tables.models import Round
 
@@ -40,8 +41,9 @@ _ROUND_TABLE = Round._meta.db_table
 ROUND_FOR_BETTING = f"SELECT {_ROUND_COLUMNS} FROM {_ROUND_TABLE} r WHERE r.id = %s"
 _MINE = f"FROM {BET} b WHERE b.round_id = r.id AND b.player_id = a.user_id AND b.status = 'open'"
 # The round, the player's wallet (a) in its currency, the house, the player's open stake and main side.
+_MAIN_SPOTS = ", ".join(f"'{side.value}'" for side in Side)  # the two main bets, from the engine (constants, not input)
 _CONTEXT_COLUMNS = (f"{_ROUND_COLUMNS}, a.id, a.balance, {HOUSE_OF_WALLET}, (SELECT COALESCE(SUM(b.amount), 0) {_MINE}), "
-                    f"(SELECT MIN(b.spot) {_MINE} AND b.spot IN ('andar', 'bahar'))")
+                    f"(SELECT MIN(b.spot) {_MINE} AND b.spot IN ({_MAIN_SPOTS}))")
 
 
 def _wallet_join(currency: str, user: str = "%s") -> str:
