@@ -3,8 +3,9 @@ also the virtual dealer, a Celery worker and Celery beat, each a child process o
 
     python scripts/serve.py [--host 127.0.0.1] [--port 8000] [--workers N]
 
-It first runs `manage.py collectstatic` (the files WhiteNoise serves under /static/; --no-collectstatic
-when they are collected already), then starts the children.
+It first runs `manage.py collectstatic` (the files WhiteNoise serves under /static/), then starts the
+children. --no-collectstatic when they are collected already, and for every launcher but one that
+share a STATIC_ROOT: a collectstatic rewrites files that a starting server is reading.
 
 Without REDIS_URL the studio is one process (in-memory channel layer, in-process timer and virtual
 dealer), so --workers is forced to 1.
