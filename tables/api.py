@@ -14,9 +14,10 @@ from engine import odds, percent4
 from .models import Round, RoundEvent
 from .selectors import round_current, round_detail
 from .snapshot import table_snapshot
+from .stats import table_stats
 from .serializers import (
     CardSerializer, DealtCardSerializer, JokerSerializer, RoundEventSerializer, RoundSerializer, SpotOddsSerializer,
-    TableSerializer,
+    StatsQuerySerializer, TableSerializer, TableStatsSerializer,
 )
 
 
@@ -64,6 +65,19 @@ class TableOddsView(APIView):
             for o in odds(table.engine_config())
         ]
         return Response(rows)
+
+
+class TableStatsView(APIView):
+    """The table's last N rounds beside what the exact odds expect (tables/stats.py)."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(parameters=[StatsQuerySerializer], responses=TableStatsSerializer)
+    def get(self, request, pk):
+        table = table_or_404(table_id=pk, user=request.user)
+        query = StatsQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return Response(TableStatsSerializer(table_stats(table=table, last=query.validated_data["last"])).data)
 
 
 def _round_response(rnd_id: int, code=status.HTTP_200_OK) -> Response:

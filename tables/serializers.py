@@ -136,3 +136,54 @@ class RoundEventSerializer(serializers.Serializer):
     from_status = serializers.CharField()
     to_status = serializers.CharField()
     data = serializers.DictField()
+
+
+class StatsQuerySerializer(serializers.Serializer):
+    last = serializers.IntegerField(min_value=10, max_value=500, default=100, help_text="How many of the latest rounds (10 to 500).")
+
+
+class _SidesCountSerializer(serializers.Serializer):
+    andar = serializers.IntegerField()
+    bahar = serializers.IntegerField()
+
+
+class _SidesExpectedSerializer(serializers.Serializer):
+    andar = serializers.CharField(help_text="Expected count, two decimals.")
+    bahar = serializers.CharField(help_text="Expected count, two decimals.")
+
+
+class _BoxSerializer(serializers.Serializer):
+    box = serializers.CharField(help_text="Card-count box of the table's paytable, e.g. 1-5.")
+    observed = serializers.IntegerField()
+    expected = serializers.CharField(help_text="Expected count, two decimals.")
+
+
+class _RankSerializer(serializers.Serializer):
+    rank = serializers.CharField()
+    count = serializers.IntegerField()
+    expected = serializers.CharField()
+
+
+class _ColoursSerializer(serializers.Serializer):
+    red = serializers.IntegerField()
+    black = serializers.IntegerField()
+
+
+class _ResultSerializer(serializers.Serializer):
+    round = serializers.IntegerField()
+    winner = serializers.CharField()
+    cards_dealt = serializers.IntegerField()
+
+
+class TableStatsSerializer(serializers.Serializer):
+    table = serializers.IntegerField()
+    rounds = serializers.IntegerField(help_text="Rounds counted: the latest finished or settled ones, voided rounds left out.")
+    wins = _SidesCountSerializer()
+    expected_wins = _SidesExpectedSerializer(help_text="What the exact odds expect, given each round's first side.")
+    first_side_wins = serializers.IntegerField(help_text="Rounds won by the side that got the first card.")
+    expected_first_side_wins = serializers.CharField()
+    card_count = _BoxSerializer(many=True)
+    joker_ranks = _RankSerializer(many=True)
+    joker_colours = _ColoursSerializer()
+    longest_streaks = _SidesCountSerializer(help_text="The longest run of wins of each side.")
+    results = _ResultSerializer(many=True, help_text="The rounds counted, oldest first (for a bead plate).")

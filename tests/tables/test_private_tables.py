@@ -37,6 +37,7 @@ STAFF = {"anon": 401, "carol": 403, "dealer": 404, "alice": 403, "supervisor": 2
 ENDPOINTS = {
     "/api/tables/{table}/": SEEN_BY_MEMBERS,
     "/api/tables/{table}/odds/": SEEN_BY_MEMBERS,
+    "/api/tables/{table}/stats/": SEEN_BY_MEMBERS,
     "/api/tables/{table}/rounds/": SEEN_BY_MEMBERS,
     "/api/tables/{table}/current-round/": SEEN_BY_MEMBERS,
     "/api/tables/{table}/stream-snapshot/": SEEN_BY_MEMBERS,
