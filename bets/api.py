@@ -17,11 +17,13 @@ from tables.serializers import money_field
 
 from . import services
 from .auth import BetTokenAuthentication
+from .history import my_rounds, my_rounds_detail
 from .ledger import wallet_get
 from .models import Bet, LedgerEntry
 from .selectors import round_bets
 from .serializers import (
-    BetInputSerializer, BetSerializer, LedgerEntrySerializer, MeSerializer, PlacedBetSerializer, RoundBetsSerializer,
+    BetInputSerializer, BetSerializer, LedgerEntrySerializer, MeSerializer, MyRoundSerializer, PlacedBetSerializer,
+    RoundBetsSerializer,
 )
 
 IDEMPOTENCY = OpenApiParameter("Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
@@ -40,6 +42,21 @@ class MeView(APIView):
 
 class LedgerQuery(serializers.Serializer):
     player = serializers.CharField(required=False, max_length=150, help_text="Supervisors: another player's ledger (a username).")
+
+
+class MyRoundsView(generics.ListAPIView):
+    """Your rounds, newest first: the joker, the cards in order, your bets, what came back, the net
+    (bets/history.py). Paginated."""
+
+    serializer_class = MyRoundSerializer
+    permission_classes = [IsAuthenticated]
+
+    def get_queryset(self):
+        return my_rounds(self.request.user)
+
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(MyRoundSerializer(my_rounds_detail(request.user, page), many=True).data)
 
 
 class LedgerView(generics.ListAPIView):

@@ -46,3 +46,33 @@ class RoundBetsSerializer(serializers.Serializer):
     totals = serializers.DictField(help_text="Per spot: {count, staked, paid}.")
     staked = money_field()
     paid = money_field()
+
+
+class _MyBetSerializer(serializers.Serializer):
+    bet = serializers.IntegerField()
+    spot = serializers.CharField()
+    amount = money_field()
+    status = serializers.CharField()
+    payout = money_field(help_text="What came back: stake and winnings, the stake refunded, or 0.")
+
+
+class _MyCardSerializer(serializers.Serializer):
+    position = serializers.IntegerField()
+    side = serializers.CharField()
+    card = serializers.CharField()
+
+
+class MyRoundSerializer(serializers.Serializer):
+    round = serializers.IntegerField()
+    table = serializers.IntegerField()
+    status = serializers.CharField()
+    opened_at = serializers.DateTimeField()
+    joker = serializers.CharField()
+    first_side = serializers.CharField()
+    winner = serializers.CharField(allow_null=True)
+    cards = _MyCardSerializer(many=True, help_text="In the order dealt.")
+    bets = _MyBetSerializer(many=True, help_text="Your bets in the round, cancelled ones included.")
+    staked = money_field(help_text="Your stakes, cancelled bets left out.")
+    returned = money_field(allow_null=True, help_text="Everything that came back, once the round is settled or voided.")
+    net = money_field(allow_null=True, help_text="returned - staked, once the round is settled or voided.")
+    void_reason = serializers.CharField(allow_null=True, help_text="Why a supervisor voided the round (your stakes were refunded).")

@@ -7,6 +7,7 @@ from . import api
 urlpatterns = [
     path("me/", api.MeView.as_view(), name="me"),
     path("me/ledger/", api.LedgerView.as_view(), name="me-ledger"),
+    path("me/rounds/", api.MyRoundsView.as_view(), name="me-rounds"),
     path("rounds/<id:pk>/bets/", api.RoundBetsView.as_view(), name="round-bets"),
     path("rounds/<id:pk>/bets/repeat/", api.RoundBetsRepeatView.as_view(), name="round-bets-repeat"),
     path("bets/<id:pk>/", api.BetDetailView.as_view(), name="bet-detail"),
