@@ -10,14 +10,14 @@ from studio.roles import IsDealer, IsSupervisor
 
 from . import services
 from .access import round_or_404, table_or_404, visible_tables, with_driver
-from engine import odds, percent4
+from engine import odds, payout_table, percent4
 from .models import Round, RoundEvent
 from .selectors import round_current, round_detail
 from .snapshot import table_snapshot
 from .stats import table_stats
 from .serializers import (
     CardSerializer, DealtCardSerializer, JokerSerializer, RoundEventSerializer, RoundSerializer, SpotOddsSerializer,
-    StatsQuerySerializer, TableSerializer, TableStatsSerializer,
+    StatsQuerySerializer, TableRulesSerializer, TableSerializer, TableStatsSerializer,
 )
 
 
@@ -65,6 +65,23 @@ class TableOddsView(APIView):
             for o in odds(table.engine_config())
         ]
         return Response(rows)
+
+
+class TableRulesView(APIView):
+    """The table's rules as configured now: its settings and limits, and every bet offered with what
+    it pays and its exact return to player (the engine's odds). A round keeps the settings it opened with."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=TableRulesSerializer)
+    def get(self, request, pk):
+        table = table_or_404(table_id=pk, user=request.user)
+        config = table.engine_config()
+        pays = payout_table(config)
+        settings = table.snapshot()
+        spots = [{"spot": o.spot, "pays": pays[o.spot], "probability": f"{o.probability.numerator}/{o.probability.denominator}",
+                  "rtp": percent4(o.rtp)} for o in odds(config)]
+        return Response(TableRulesSerializer({"table": table.pk, "name": table.name, **settings, "spots": spots}).data)
 
 
 class TableStatsView(APIView):

@@ -187,3 +187,27 @@ class TableStatsSerializer(serializers.Serializer):
     joker_colours = _ColoursSerializer()
     longest_streaks = _SidesCountSerializer(help_text="The longest run of wins of each side.")
     results = _ResultSerializer(many=True, help_text="The rounds counted, oldest first (for a bead plate).")
+
+
+class _RuleSpotSerializer(serializers.Serializer):
+    spot = serializers.CharField()
+    pays = serializers.CharField(help_text="What the spot pays, as the felt says it (0.9:1, 1:1, 3:1 ...).")
+    probability = serializers.CharField(help_text="Exact probability that the bet wins, a fraction.")
+    rtp = serializers.CharField(help_text="Return to player, percent with 4 decimals, from the engine's exact odds.")
+
+
+class TableRulesSerializer(serializers.Serializer):
+    table = serializers.IntegerField()
+    name = serializers.CharField()
+    first_card = serializers.CharField(help_text="Where the first card goes: andar, bahar or joker_colour.")
+    mode = serializers.CharField(help_text="classic or no_commission.")
+    commission = serializers.CharField(help_text="What a winning first-side main bet pays per unit (0.9 pays 0.9:1).")
+    side_bets = serializers.ListField(child=serializers.CharField())
+    card_count_paytable = serializers.CharField()
+    chip_unit = serializers.CharField()
+    currency = serializers.CharField()
+    min_bet = serializers.CharField()
+    max_bet = serializers.CharField()
+    allow_both_sides = serializers.BooleanField()
+    betting_seconds = serializers.IntegerField()
+    spots = _RuleSpotSerializer(many=True, help_text="Every bet offered, in the felt's order.")

@@ -8,6 +8,7 @@ urlpatterns = [
     path("tables/", api.TableListView.as_view(), name="table-list"),
     path("tables/<id:pk>/", api.TableDetailView.as_view(), name="table-detail"),
     path("tables/<id:pk>/odds/", api.TableOddsView.as_view(), name="table-odds"),
+    path("tables/<id:pk>/rules/", api.TableRulesView.as_view(), name="table-rules"),
     path("tables/<id:pk>/stats/", api.TableStatsView.as_view(), name="table-stats"),
     path("tables/<id:pk>/rounds/", api.TableRoundsView.as_view(), name="table-rounds"),
     path("tables/<id:pk>/current-round/", api.TableCurrentRoundView.as_view(), name="table-current-round"),

@@ -38,6 +38,7 @@ ENDPOINTS = {
     "/api/tables/{table}/": SEEN_BY_MEMBERS,
     "/api/tables/{table}/odds/": SEEN_BY_MEMBERS,
     "/api/tables/{table}/stats/": SEEN_BY_MEMBERS,
+    "/api/tables/{table}/rules/": SEEN_BY_MEMBERS,
     "/api/tables/{table}/rounds/": SEEN_BY_MEMBERS,
     "/api/tables/{table}/current-round/": SEEN_BY_MEMBERS,
     "/api/tables/{table}/stream-snapshot/": SEEN_BY_MEMBERS,

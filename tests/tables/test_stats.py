@@ -1,5 +1,6 @@
 """GET /api/tables/{id}/stats/: the last N rounds of a table beside what the exact odds expect."""
 from datetime import timedelta
+from fractions import Fraction
 
 import pytest
 from django.utils import timezone
@@ -10,6 +11,10 @@ from tables.models import Round
 pytestmark = pytest.mark.django_db
 
 P_FIRST = sum(match_probability(n) for n in range(1, MAX_CARDS + 1, 2))  # the match on an odd card: the first side's
+
+
+def test_the_first_sides_share_is_rules_md_reference_figure():
+    assert P_FIRST == Fraction(429, 833)
 
 
 def _ended(table, rounds):
