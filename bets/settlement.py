@@ -123,12 +123,14 @@ def notify_players(*, round_id: int) -> int:
     rows = Bet.objects.filter(round_id=round_id, status__in=[Bet.Status.WON, Bet.Status.LOST]).values_list(
         "player_id", "id", "spot", "amount", "status", "payout", "account__balance")
     for player_id, bet_id, spot, amount, status, payout, balance in rows.iterator(chunk_size=5000):
-        entry = per_player.setdefault(player_id, {"round": round_id, "bets": [], "payout": 0, "balance": str(balance)})
+        entry = per_player.setdefault(player_id, {"round": round_id, "bets": [], "payout": 0, "staked": 0, "balance": str(balance)})
         entry["bets"].append({"bet": bet_id, "spot": spot, "amount": str(amount), "status": status, "payout": str(payout)})
         entry["payout"] += payout
+        entry["staked"] += amount
     events = []
     for player_id, entry in per_player.items():
-        entry["payout"] = str(entry["payout"])
+        returned, staked = entry["payout"], entry["staked"]
+        entry.update(payout=str(returned), returned=str(returned), staked=str(staked), net=str(returned - staked))
         events.append((player_id, BetSettled(**entry)))
     stream.user_events(events)
     return len(events)

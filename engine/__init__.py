@@ -14,6 +14,7 @@ from .spots import (
     payout_table,
     round_winnings,
     spot_odds_for,
+    winning_spots,
 )
 
 __all__ = [
@@ -22,6 +23,6 @@ __all__ = [
     "Side", "FirstCard", "Mode", "Paytable", "TableConfig", "CONFIG_KEYS", "PAYTABLES", "SIDE_BETS",
     "Deal", "Outcome", "ThreeCardHand", "three_card_hand", "MAX_CARDS",
     "Spot", "offered_spots", "bet_result", "BetResult", "spot_odds_for", "payout_table",
-    "count_spot", "count_spot_for", "round_winnings",
+    "count_spot", "count_spot_for", "round_winnings", "winning_spots",
     "odds", "SpotOdds", "percent4", "match_probability",
 ]

@@ -157,6 +157,12 @@ def bet_result(config: TableConfig, spot: str, stake: Decimal, outcome: Outcome)
     return BetResult(won=True, odds=odds, winnings=winnings, payout=stake + winnings)
 
 
+def winning_spots(config: TableConfig, outcome: Outcome) -> list[str]:
+    """The offered spots this outcome pays, in the felt's order (what the pages light up)."""
+    facts = Facts.of(outcome)
+    return [spot for spot in offered_spots(config) if pays(config, spot, facts) is not None]
+
+
 def _ratio(odds: Decimal) -> str:
     return f"{decimal_text(odds)}:1"
 

@@ -98,11 +98,12 @@ class CardDealt(TableEvent):
 
 @dataclass(frozen=True)
 class RoundFinished(TableEvent):
-    """The card that matched the joker was dealt: the winning side."""
+    """The card that matched the joker was dealt: the winning side, and every spot this deal pays."""
     name = "round.finished"
     winner: str
     cards_dealt: int
     match: str
+    winning_spots: list[str]
 
 
 @dataclass(frozen=True)
@@ -208,12 +209,16 @@ class BetCancelled(UserEvent):
 
 @dataclass(frozen=True)
 class BetSettled(UserEvent):
-    """The player's result of a round: one message listing all their bets (`payout`: stake and winnings)."""
+    """The player's result of a round: one message listing all their bets (`payout` and `returned`:
+    stakes and winnings that came back; `net`: returned - staked)."""
     name = "bet.settled"
     round: int
     bets: list[BetResult]
     payout: str
     balance: str
+    staked: str
+    returned: str
+    net: str
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from engine import CONFIG_KEYS, Deal, TableConfig, offered_spots, parse_card, payout_table
+from engine import CONFIG_KEYS, Deal, TableConfig, offered_spots, parse_card, payout_table, winning_spots
 
 from .models import DealtCard, Round, Table
 
@@ -58,6 +58,7 @@ def round_detail(rnd: Round) -> dict:
             max(0, int((rnd.closes_at - now).total_seconds() * 1000)) if rnd.status == Round.Status.BETTING else 0
         ),
         "winner": rnd.winner or None,
+        "winning_spots": winning_spots(round_config(rnd), deal.outcome) if deal is not None and deal.outcome is not None else [],
         "cards_dealt": rnd.cards_dealt,
         "cards": cards,
         "next_side": next_side,

@@ -118,6 +118,7 @@ class RoundSerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField(allow_null=True)
     betting_left_ms = serializers.IntegerField(allow_null=True, help_text="While betting: the time left; null otherwise.")
     winner = serializers.CharField(allow_null=True)
+    winning_spots = serializers.ListField(child=serializers.CharField(), help_text="Once the deal is over: every spot it pays.")
     cards_dealt = serializers.IntegerField()
     cards = serializers.ListField(child=serializers.DictField())
     next_side = serializers.CharField(allow_null=True)

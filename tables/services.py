@@ -7,14 +7,14 @@ from datetime import timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from engine import Deal, DealFinished, DuplicateCard, InvalidCard, Outcome, parse_card
+from engine import Deal, DealFinished, DuplicateCard, InvalidCard, Outcome, parse_card, winning_spots
 from studio import metrics
 from studio.errors import WrongMoment, invalid
 
 from . import events, hooks, stream
 from .access import PERSON, require_round_driver, require_table_driver
 from .models import DealtCard, Round, Table
-from .selectors import round_deal, round_spots
+from .selectors import round_config, round_deal, round_spots
 from .transitions import audit, transition, transition_or_refuse
 
 S = Round.Status
@@ -158,7 +158,8 @@ def round_finish(*, rnd: Round, outcome: Outcome, actor) -> None:
                          data={"winner": winner, "cards_dealt": cards_dealt, "match": match},
                          winner=winner, cards_dealt=cards_dealt, finished_at=now)
     rnd.status, rnd.winner, rnd.cards_dealt, rnd.finished_at = S.FINISHED, winner, cards_dealt, now
-    stream.table_event(rnd.table_id, rnd.pk, events.RoundFinished(winner=winner, cards_dealt=cards_dealt, match=match))
+    stream.table_event(rnd.table_id, rnd.pk, events.RoundFinished(winner=winner, cards_dealt=cards_dealt, match=match,
+                                                                   winning_spots=winning_spots(round_config(rnd), outcome)))
     hooks.round_finished.send(sender=Round, rnd=rnd)
 
 

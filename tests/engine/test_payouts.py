@@ -19,6 +19,7 @@ from engine import (
     offered_spots,
     payout_table,
     spot_odds_for,
+    winning_spots,
 )
 
 FAST = settings(max_examples=150, deadline=None, database=None)
@@ -198,3 +199,24 @@ def test_bet_results_agree_with_the_odds_table_for_settlement(config, pack, stak
             assert result.winnings == units * config.chip_unit <= stake * odds
             assert result.payout == stake + result.winnings
             assert result.odds == odds
+
+
+def test_winning_spots_are_the_offered_spots_that_pay():
+    config = TableConfig()
+    assert winning_spots(config, outcome_of(config, EXAMPLE_2)) == ["andar", "first_three", "count_6_10"]
+    assert winning_spots(config, outcome_of(config, EXAMPLE_1)) == ["andar", "first_andar", "count_1_5"]
+    no_side_bets = TableConfig(side_bets=frozenset())
+    assert winning_spots(no_side_bets, outcome_of(no_side_bets, EXAMPLE_2)) == ["andar"]
+
+
+@FAST
+@given(st.permutations(FULL_PACK))
+def test_winning_spots_agree_with_every_bets_result(pack):
+    config = TableConfig()
+    deal = Deal.start(config, pack[0])
+    for card in pack[1:]:
+        deal = deal.deal(card)
+        if deal.outcome is not None:
+            break
+    won = winning_spots(config, deal.outcome)
+    assert won == [spot for spot in offered_spots(config) if bet_result(config, spot, D(10), deal.outcome).won]
