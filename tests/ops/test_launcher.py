@@ -63,7 +63,8 @@ def children_started(log: Path) -> dict[str, list[int]]:
 
 
 class Launcher:
-    def __init__(self, tmp_path: Path, *args: str, port: int | None = None, **env_extra: str):
+    def __init__(self, tmp_path: Path, *args: str, port: int | None = None, collect: bool = False, **env_extra: str):
+        """`collect`: let the launcher run collectstatic (else the session's collected STATIC_ROOT serves)."""
         self.port = port or free_port(PORTS)
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = tmp_path / "serve.log"
@@ -72,6 +73,7 @@ class Launcher:
             env.update(DATABASE_URL=db_url_of_tests(), TASK_RUNNER="celery",
                        CHANNELS_PREFIX=f"launcher-{uuid.uuid4().hex[:8]}", SECRET_KEY=dj_settings.SECRET_KEY)
         env.update(TMPDIR=str(tmp_path), **env_extra)  # the launcher's own files, gone with the test's
+        args = args if collect else ("--no-collectstatic", *args)
         self.proc = subprocess.Popen([sys.executable, "scripts/serve.py", "--port", str(self.port), *args], cwd=ROOT, env=env,
                                      stdout=open(self.log, "w"), stderr=subprocess.STDOUT, start_new_session=True)
 
@@ -185,7 +187,7 @@ def test_the_launcher_collects_the_static_files_and_the_server_serves_them_cache
     year (immutable) and gzip-compressed. In production (DEBUG off) the admin's pages name that file;
     in the embedded mode (DEBUG on) they name the plain one, served too."""
     static_root = tmp_path / "static"
-    studio = launcher("--no-celery", "--no-virtual-dealer", STATIC_ROOT=str(static_root))
+    studio = launcher("--no-celery", "--no-virtual-dealer", collect=True, STATIC_ROOT=str(static_root))
     wait_until(studio.serving, "the studio to start", log=studio.log)
     assert (static_root / "staticfiles.json").is_file()
     page = httpx.get(studio.url + "/admin/login/", timeout=10)

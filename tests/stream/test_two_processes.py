@@ -98,10 +98,8 @@ def studio(django_db_setup, tmp_path_factory):
                                       stdout=open(logs[-1], "w"), stderr=subprocess.STDOUT))
 
     try:
-        # The static files once, before both servers: two launchers collecting into one directory at
-        # once rewrite the files the other's server reads as it starts.
-        subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=dj_settings.BASE_DIR,
-                       env=env, check=True, timeout=STARTUP_TIMEOUT)
+        # The tests' STATIC_ROOT was collected at the session's start (tests/conftest.py): two launchers
+        # collecting into it at once would rewrite the files the other's server reads as it starts.
         for port in ports:
             start(f"server-{port}", [sys.executable, "scripts/serve.py", "--port", str(port), "--workers", "1",
                                      "--no-celery", "--no-virtual-dealer", "--no-collectstatic"])
