@@ -407,9 +407,8 @@ def ledger_checks() -> list[list[str]]:
 
 def like_the_server(fn, *args, **kwargs):
     """Call fn in a worker thread under a running event loop, as uvicorn + Django's ASGI handler
-    run a sync view: tables.stream's async_to_sync then hands each broadcast to that loop. Called
-    from a plain thread (a Celery task, manage.py), each broadcast starts a new event loop instead,
-    with a new Redis connection."""
+    run a sync view. Called from a plain thread (a Celery task, manage.py), each broadcast goes
+    through the process's publishing loop (tables.stream.publish) instead."""
     import asyncio
 
     from asgiref.sync import sync_to_async

@@ -193,9 +193,9 @@ def verify(round_id: int, bets_expected: int) -> list[list[str]]:
 
 
 def redis_publish_sample(redis_url: str, players: int, n: int = 200) -> list[list[str]]:
-    """The cost of the settlement's per-player messages through Redis from a Celery worker (a plain
-    thread): all in one async_to_sync call (one event loop, one connection: tables.stream.publish),
-    and, for comparison, one async_to_sync per message (a new event loop and Redis connection each)."""
+    """The cost of the settlement's per-player messages through Redis from a plain thread: all on one
+    event loop and connection (as tables.stream.publish sends them), and, for comparison, one
+    async_to_sync per message (a new event loop and Redis connection each)."""
     from asgiref.sync import async_to_sync
     from channels_redis.pubsub import RedisPubSubChannelLayer
 
@@ -214,7 +214,7 @@ def redis_publish_sample(redis_url: str, players: int, n: int = 200) -> list[lis
     start = time.perf_counter()
     async_to_sync(send_all)()
     batched = (time.perf_counter() - start) / n
-    return [["all messages in one async_to_sync call (one loop)", f"{batched * 1000:.3f}", f"{batched * players:.1f}"],
+    return [["all messages on one loop and connection", f"{batched * 1000:.3f}", f"{batched * players:.1f}"],
             ["one async_to_sync per message (a loop each)", f"{one_by_one * 1000:.3f}", f"{one_by_one * players:.1f}"]]
 
 

@@ -16,19 +16,22 @@ consumers forward the text as is (tables/consumers.py). The message on the chann
 Where it is sent from: in a request thread of the server (studio/http.py) the messages are handed
 to the server's event loop and leave right after the response, the thread going on at once; one
 task per loop sends what was handed to it, in order, one `group_send` after another. Anywhere
-else (a Celery task, a command, a consumer's database thread) they are sent before `publish`
-returns, through `async_to_sync`.
+else (a Celery task, the virtual dealer, a command) they are sent before `publish` returns, on the
+process's one publishing loop (a daemon thread started on first use): its channel layer keeps one
+Redis connection, where a new event loop per call (`async_to_sync` from a plain thread) opened and
+closed one for every message.
 """
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+import os
+import threading
 import weakref
 from collections import deque
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
@@ -74,9 +77,25 @@ def publish(messages: list[dict[str, Any]]) -> None:
     if after_response(_enqueue, messages):
         return
     try:
-        async_to_sync(_send_all)(layer, messages)
+        asyncio.run_coroutine_threadsafe(_send_all(layer, messages), _publishing_loop()).result()
     except Exception:
         log.exception("stream publish failed")
+
+
+_publisher: tuple[int, asyncio.AbstractEventLoop] | None = None  # (the process it belongs to, its loop)
+_publisher_lock = threading.Lock()
+
+
+def _publishing_loop() -> asyncio.AbstractEventLoop:
+    """The process's loop for sending outside a server's request, started on first use. A forked
+    child (Celery's pool) has no copy of the thread: it starts its own."""
+    global _publisher
+    with _publisher_lock:
+        if _publisher is None or _publisher[0] != os.getpid():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="stream-publisher", daemon=True).start()
+            _publisher = (os.getpid(), loop)
+        return _publisher[1]
 
 
 async def _send_all(layer, messages: list[dict[str, Any]]) -> None:

@@ -82,3 +82,27 @@ async def test_a_request_threads_messages_leave_after_its_response_in_order():
 
 def test_outside_a_request_thread_nothing_is_deferred():
     assert http.after_response(print, "never") is False
+
+
+@pytest.mark.redis
+async def test_plain_threads_publish_in_order_through_the_process_one_loop():
+    """A Celery task, the virtual dealer or a command: publish() sends before it returns, every call
+    on the same loop (one Redis connection), in order."""
+    groups = ["user.test-plain-1", "user.test-plain-2"]
+    layer, channel = await _listen(groups)
+    loops = []
+
+    def in_a_plain_thread(batch):
+        loops.append(stream._publishing_loop())
+        stream.publish(batch)
+
+    try:
+        for first in (0, 5):
+            batch = [stream._message(groups[i % 2], {"type": "bet.placed", "n": first + i}) for i in range(5)]
+            await asyncio.to_thread(in_a_plain_thread, batch)
+        got = await _receive(layer, channel, 10)
+    finally:
+        for group in groups:
+            await layer.group_discard(group, channel)
+    assert [json.loads(m["text"])["n"] for m in got] == list(range(10))
+    assert loops[0] is loops[1] and loops[0].is_running()
