@@ -26,9 +26,9 @@ def my_rounds_detail(player, rounds: list[Round]) -> list[dict]:
     for bet in Bet.objects.filter(player=player, round_id__in=ids).order_by("id"):
         bets[bet.round_id].append(bet)
     for card in DealtCard.objects.filter(round_id__in=ids).order_by("round_id", "position").values("round_id", "position", "side", "card"):
-        cards[card["round_id"]].append({"position": card["position"], "side": card["side"], "card": card["card"]})
-    for event in RoundEvent.objects.filter(round_id__in=ids, to_status=Round.Status.VOIDED).order_by("id"):
-        reasons[event.round_id] = event.data.get("reason", "")
+        cards[card.pop("round_id")].append(card)
+    for round_id, data in RoundEvent.objects.filter(round_id__in=ids, to_status=Round.Status.VOIDED).order_by("id").values_list("round_id", "data"):
+        reasons[round_id] = data.get("reason", "")
     rows = []
     for rnd in rounds:
         placed = [bet for bet in bets[rnd.pk] if bet.status != Bet.Status.CANCELLED]

@@ -48,6 +48,11 @@ class TableDetailView(generics.RetrieveUpdateAPIView):
         return visible_tables(self.request.user)
 
 
+def _fraction(value) -> str:
+    """An exact probability as the API writes it: 429/833."""
+    return f"{value.numerator}/{value.denominator}"
+
+
 class TableOddsView(APIView):
     permission_classes = [AllowAny]
 
@@ -57,10 +62,10 @@ class TableOddsView(APIView):
         rows = [
             {
                 "spot": o.spot,
-                "probability": f"{o.probability.numerator}/{o.probability.denominator}",
+                "probability": _fraction(o.probability),
                 "payout": str(o.payout),
                 "rtp": percent4(o.rtp),
-                "outcomes": [{"probability": f"{p.numerator}/{p.denominator}", "payout": str(x)} for p, x in o.outcomes],
+                "outcomes": [{"probability": _fraction(p), "payout": str(x)} for p, x in o.outcomes],
             }
             for o in odds(table.engine_config())
         ]
@@ -79,8 +84,8 @@ class TableRulesView(APIView):
         config = table.engine_config()
         pays = payout_table(config)
         settings = table.snapshot()
-        spots = [{"spot": o.spot, "pays": pays[o.spot], "probability": f"{o.probability.numerator}/{o.probability.denominator}",
-                  "rtp": percent4(o.rtp)} for o in odds(config)]
+        spots = [{"spot": o.spot, "pays": pays[o.spot], "probability": _fraction(o.probability), "rtp": percent4(o.rtp)}
+                 for o in odds(config)]
         return Response(TableRulesSerializer({"table": table.pk, "name": table.name, **settings, "spots": spots}).data)
 
 

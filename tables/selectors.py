@@ -58,7 +58,7 @@ def round_detail(rnd: Round) -> dict:
             max(0, int((rnd.closes_at - now).total_seconds() * 1000)) if rnd.status == Round.Status.BETTING else 0
         ),
         "winner": rnd.winner or None,
-        "winning_spots": winning_spots(round_config(rnd), deal.outcome) if deal is not None and deal.outcome is not None else [],
+        "winning_spots": winning_spots(deal.config, deal.outcome) if deal is not None and deal.outcome is not None else [],
         "cards_dealt": rnd.cards_dealt,
         "cards": cards,
         "next_side": next_side,
