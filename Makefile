@@ -25,11 +25,15 @@ lock: install
 	$(PY) -m uv pip compile pyproject.toml --extra test --universal --fork-strategy fewest \
 	  --python-version 3.11 --generate-hashes --custom-compile-command "make lock" --quiet -o $(LOCK)
 
-# Debian's Chromium for the browser tests (a test tool's own browser download cannot work here).
+# Debian's Chromium for the browser tests (a test tool's own browser download cannot work here), and
+# Debian's Noto fonts, so that Hindi, Nepali and Japanese pages render their letters in it.
+BROWSER_PACKAGES := chromium fonts-noto-core fonts-noto-cjk
 browser:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else echo "chromium is missing: install Debian's chromium package (sudo apt-get install chromium)"; fi; }
+	@missing=""; command -v chromium >/dev/null 2>&1 || missing="chromium"; \
+	for p in fonts-noto-core fonts-noto-cjk; do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "missing for the browser tests: $$missing (sudo apt-get install $(BROWSER_PACKAGES))"; fi; fi
 
 migrate: install
 	$(PY) manage.py migrate --noinput -v 0
@@ -41,8 +45,10 @@ run: demo
 	@$(PY) scripts/serve.py --host $(HOST) --port $(PORT)
 
 # The layers first (pyproject.toml, [tool.importlinter]): a broken contract fails in seconds.
+# The pages' shared modules under Node's own test runner, then the whole suite.
 test: install browser
 	$(VENV)/bin/lint-imports --no-cache
+	node --test tests/js/
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # Benchmarks (not tests): need DATABASE_URL=postgres://... and REDIS_URL; see docs/PERFORMANCE.md.

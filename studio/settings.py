@@ -9,6 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 
 from .env import env_bool, env_float, env_int, env_list, env_str
@@ -43,6 +44,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI's files, served as static files: /api/docs/ needs no CDN
     "channels",
     "axes",
+    "csp",
     "accounts",
     "tables",
     "bets",
@@ -59,6 +61,9 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",  # /static/: collected, hashed, compressed files (STORAGES)
     "studio.middleware.refuse_nul_bytes",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "django.middleware.locale.LocaleMiddleware",  # the page's language: cookie, then Accept-Language
+    "web.language.language_from_query",  # ?lang=hi: that language now, and remembered in the cookie
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -77,6 +82,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -159,9 +165,15 @@ AUTH_PASSWORD_VALIDATORS = [] if DEBUG else [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
 
+# Pages in the players' languages (the API's messages stay English, with stable codes). The
+# choice: ?lang= (web.language), the switcher's cookie (Django's set_language), Accept-Language.
 LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("hi", "हिन्दी"), ("ne", "नेपाली"), ("vi", "Tiếng Việt"), ("ja", "日本語")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
-USE_I18N = False
+USE_I18N = True
 USE_TZ = True
 # Static files (the admin's, Swagger UI's, the browsable API's) are served by WhiteNoise from
 # STATIC_ROOT, filled by `manage.py collectstatic` (scripts/serve.py and the web unit run it): each
@@ -175,6 +187,23 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Content-Security-Policy on every answer (django-csp): scripts only from this site's files (no
+# inline script, no eval), sockets and fetches only to this site, nothing framed. Styles allow
+# inline attributes (the pages set a few sizes from data); no style sheet comes from elsewhere.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 # Accounts: tokens expire (accounts.tokens); failed logins are throttled per username and address
 # by django-axes (accounts.lockouts), which checks every login before the model backend.
 TOKEN_TTL = env_int("TOKEN_TTL", 12 * 3600)  # seconds an API or page token lives

@@ -3,6 +3,7 @@ from django.contrib.auth.decorators import login_required
 from django.db import connection
 from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 
 from accounts.tokens import page_token
@@ -10,6 +11,8 @@ from matches.services import match_join
 from studio.errors import ApplicationError, NotFound
 from studio.roles import DEALER, PLAYER, SUPERVISOR, has_role, roles_of
 from tables.access import match_or_404, visible_tables
+
+STARTED = timezone.now()  # the words of /jsi18n/ change only with a new release, hence a new process
 
 
 def home(request):

@@ -1,7 +1,9 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from django.views.decorators.http import last_modified
+from django.views.i18n import JavaScriptCatalog
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from studio import converters, health  # noqa: F401  (converters registers <id:...>)
 
@@ -27,8 +29,13 @@ urlpatterns = [
     path("matches/", pages.matches, name="matches"),
     path("matches/join/<str:code>/", pages.match_join_link, name="match-join-link"),
     path("matches/<id:pk>/", pages.match, name="match"),
+    # The pages' words in the active language (window.django.gettext), for static/js/i18n.js:
+    # only the project's own catalogue (LOCALE_PATHS), revalidated by the time the server started.
+    path("jsi18n/", last_modified(lambda request: pages.STARTED)(JavaScriptCatalog.as_view(packages=["web"])),
+         name="javascript-catalog"),
+    path("i18n/", include("django.conf.urls.i18n")),  # set_language: the switcher's POST
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="docs"),
     re_path(r"^api/", api_not_found),  # last: whatever no pattern above took (any character, a newline too)
 ]
