@@ -1,11 +1,11 @@
 // The studio's REST API from a page: JSON in and out, the page's token, and every refusal as an
 // ApiError carrying the API's stable code, its message and its field errors.
 
-import { t } from "./i18n.js";
+import { gettext } from "./i18n.js";
 
 export class ApiError extends Error {
   constructor(status, body) {
-    super((body && body.message) || (status ? t("The studio answered with an error.") + ` (${status})` : t("The studio cannot be reached right now. Check your connection and try again.")));
+    super((body && body.message) || (status ? gettext("The studio answered with an error.") + ` (${status})` : gettext("The studio cannot be reached right now. Check your connection and try again.")));
     this.status = status;
     this.code = (body && body.code) || (status ? `http_${status}` : "network");
     this.fields = (body && body.fields) || {};

@@ -1,7 +1,7 @@
 // Cards as the API writes them ("KD", "10H", "AS"): their parts, their names for a screen reader
 // and their face on the felt. No game rule lives here: which card wins is the server's to say.
 
-import { t, tp } from "./i18n.js";
+import { format, gettext, pgettext } from "./i18n.js";
 import { esc } from "./html.js";
 
 export const SUIT_SYMBOLS = Object.freeze({ S: "♠", H: "♥", D: "♦", C: "♣" });
@@ -19,16 +19,16 @@ export function parseCard(code) {
 /** The card's name, in the page's language: "King of diamonds", "10 of hearts". */
 export function cardName(code) {
   const c = parseCard(code);
-  if (!c) return t("no card");
-  const rank = RANK_NAMES[c.rank] ? tp("card rank", RANK_NAMES[c.rank]) : c.rank;
-  return t("%(rank)s of %(suit)s").replace("%(rank)s", rank).replace("%(suit)s", tp("card suit", SUIT_NAMES[c.suit]));
+  if (!c) return gettext("no card");
+  const rank = RANK_NAMES[c.rank] ? pgettext("card rank", RANK_NAMES[c.rank]) : c.rank;
+  return format(gettext("%(rank)s of %(suit)s"), { rank, suit: pgettext("card suit", SUIT_NAMES[c.suit]) });
 }
 
 /** The card's face as HTML: a role="img" with its name, the corner and pip hidden from readers. */
 export function cardHTML(code, { cls = "", pos = null, match = false } = {}) {
   const c = parseCard(code);
-  if (!c) return `<div class="card none ${esc(cls)}" role="img" aria-label="${esc(t("no card"))}">?</div>`;
-  const label = cardName(code) + (pos ? ", " + t("position") + " " + pos : "");
+  if (!c) return `<div class="card none ${esc(cls)}" role="img" aria-label="${esc(gettext("no card"))}">?</div>`;
+  const label = cardName(code) + (pos ? ", " + gettext("position") + " " + pos : "");
   return `<div class="card${c.red ? " red" : ""}${match ? " match" : ""} ${esc(cls)}" data-card="${esc(c.rank + c.suit)}" role="img" aria-label="${esc(label)}">`
     + `<span class="corner" aria-hidden="true">${esc(c.rank)}<i>${c.symbol}</i></span>`
     + `<span class="pip" aria-hidden="true">${c.symbol}</span>`

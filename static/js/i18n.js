@@ -1,33 +1,33 @@
 // The pages' words in the reader's language. Django's JavaScriptCatalog (/jsi18n/, loaded by
 // base.html before any module) defines window.django with the active language's catalogue; these
 // wrappers fall back to the English text where it is absent (node --test, a page without it).
+// The names are gettext's own, so that `manage.py makemessages -d djangojs` finds every string:
+// call them with literal strings, and put values in with format().
 
 const catalog = () => globalThis.django;
 
-/** gettext: t("Place your bets") */
-export function t(text) {
+/** gettext("Place your bets") */
+export function gettext(text) {
   const c = catalog();
   return c ? c.gettext(text) : text;
 }
 
-/** ngettext with %(name)s interpolation: tn("%(n)s card", "%(n)s cards", n, {n}) */
-export function tn(singular, plural, count, values = {}) {
+/** ngettext("%(n)s card", "%(n)s cards", n): the form for n, with %(n)s (and other values) put in. */
+export function ngettext(singular, plural, count, values = {}) {
   const c = catalog();
   const text = c ? c.ngettext(singular, plural, count) : (count === 1 ? singular : plural);
-  return fill(text, { n: count, ...values });
+  return format(text, { n: count, ...values });
 }
 
-/** t() with %(name)s values: tf("Round %(id)s", {id: 7}) */
-export function tf(text, values) { return fill(t(text), values); }
-
-/** pgettext, for words whose sense the context decides ("Andar" the side, "First" the bet). */
-export function tp(context, text) {
+/** pgettext, for words whose sense the context decides ("Andar" the side, "King" the rank). */
+export function pgettext(context, text) {
   const c = catalog();
   return c ? c.pgettext(context, text) : text;
 }
 
-function fill(text, values) {
-  return text.replace(/%\((\w+)\)s/g, (m, name) => (name in values ? String(values[name]) : m));
+/** Values into a translated text: format(gettext("Round %(id)s"), {id: 7}). */
+export function format(text, values = {}) {
+  return String(text).replace(/%\((\w+)\)s/g, (m, name) => (name in values ? String(values[name]) : m));
 }
 
 /** The page's language (the <html lang> Django rendered), for Intl. */

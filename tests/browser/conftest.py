@@ -17,6 +17,10 @@ Fixtures (mark your tests `@pytest.mark.browser`):
   artifact) and returns its path. `full_page=False`: only what the screen shows.
 - autouse `_fast_passwords`: a cheap password hasher for these tests (they log in a lot).
 - `page.js_errors`: the uncaught JavaScript errors of that page so far (assert it stays []).
+- `page.csp_violations`: the Content-Security-Policy violations the page reported (stays []).
+- `accessible`: the function `accessible(page, what)`: runs axe-core (axe-playwright-python's bundled
+  copy, through page.evaluate, which the CSP does not block) on the page as it is now, and fails
+  listing every serious or critical violation. Call it in each state a test shows.
 
 Example:
 
@@ -36,6 +40,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -113,6 +118,10 @@ def _new_page(browser, **context_args):
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.js_errors = errors  # uncaught JavaScript errors, for tests that want to assert none happened
+    violations: list[str] = []
+    page.on("console", lambda msg: violations.append(msg.text)
+            if msg.type == "error" and "Content Security Policy" in msg.text else None)
+    page.csp_violations = violations
     return context, page
 
 
@@ -145,6 +154,26 @@ def login(page, live_server_url: str, username: str, password: str) -> None:
 @pytest.fixture(name="login")
 def login_fixture():
     return login
+
+
+SERIOUS = {"serious", "critical"}
+
+
+def accessible(page, what: str = "page") -> None:
+    """axe-core on the page as it is now: no serious or critical violation (WCAG 2.x A and AA rules
+    and axe's best practices), each listed with its nodes when there is one."""
+    results = Axe().run(page).response
+    bad = [v for v in results["violations"] if v.get("impact") in SERIOUS]
+    assert not bad, f"axe on {what}:\n" + "\n".join(
+        f"- {v['id']} ({v['impact']}): {v['help']}; " + "; ".join(n["target"][0] if isinstance(n["target"][0], str)
+                                                               else str(n["target"]) for n in v["nodes"][:5])
+        for v in bad)
+    assert not page.csp_violations, f"CSP violations on {what}: {page.csp_violations}"
+
+
+@pytest.fixture(name="accessible")
+def accessible_fixture():
+    return accessible
 
 
 def artifacts_dir(request) -> Path:
