@@ -5,8 +5,16 @@ import { format, gettext, pgettext } from "./i18n.js";
 import { esc } from "./html.js";
 
 export const SUIT_SYMBOLS = Object.freeze({ S: "♠", H: "♥", D: "♦", C: "♣" });
-const RANK_NAMES = { A: "Ace", K: "King", Q: "Queen", J: "Jack" };
-const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+// Functions, not tables: each word is looked up in the page's language when it is needed, and
+// every literal is where makemessages can find it.
+const RANK_NAMES = {
+  A: () => pgettext("card rank", "Ace"), K: () => pgettext("card rank", "King"),
+  Q: () => pgettext("card rank", "Queen"), J: () => pgettext("card rank", "Jack"),
+};
+const SUIT_NAMES = {
+  S: () => pgettext("card suit", "spades"), H: () => pgettext("card suit", "hearts"),
+  D: () => pgettext("card suit", "diamonds"), C: () => pgettext("card suit", "clubs"),
+};
 
 /** "10H" -> {rank: "10", suit: "H", red: true, symbol: "♥"}; anything else -> null. */
 export function parseCard(code) {
@@ -20,8 +28,8 @@ export function parseCard(code) {
 export function cardName(code) {
   const c = parseCard(code);
   if (!c) return gettext("no card");
-  const rank = RANK_NAMES[c.rank] ? pgettext("card rank", RANK_NAMES[c.rank]) : c.rank;
-  return format(gettext("%(rank)s of %(suit)s"), { rank, suit: pgettext("card suit", SUIT_NAMES[c.suit]) });
+  const rank = RANK_NAMES[c.rank] ? RANK_NAMES[c.rank]() : c.rank;
+  return format(gettext("%(rank)s of %(suit)s"), { rank, suit: SUIT_NAMES[c.suit]() });
 }
 
 /** The card's face as HTML: a role="img" with its name, the corner and pip hidden from readers. */
