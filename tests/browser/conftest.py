@@ -111,6 +111,15 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _plain_static_names(settings):
+    """Pages under live_server link the static files by their plain names: its static handler serves
+    the apps' folders and reads no manifest, so the hashed names of the real server would be 404s
+    (tests that start the real server, tests/servers.py, get the hashed names)."""
+    settings.STORAGES = {**settings.STORAGES,
+                         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+
+
 def _new_page(browser, **context_args):
     context = browser.new_context(**context_args)
     context.set_default_timeout(TIMEOUT_MS)
