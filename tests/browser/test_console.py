@@ -62,7 +62,10 @@ def test_dealer_runs_a_round_with_the_keyboard_only(screen, live_server, dealer,
     expect(pill).to_have_text("Betting open")
     shot(page, "03-refused-betting-open")
 
-    page.keyboard.press("Enter")  # Enter on the empty input closes betting
+    page.keyboard.press("Enter")  # Enter on the empty box only says what to do
+    expect(page.locator("#info")).to_contain_text("does not close betting")
+    expect(pill).to_have_text("Betting open")
+    page.keyboard.press("Control+Enter")  # the deliberate way to close betting early
     expect(pill).to_have_text("Dealing")
     expect(alert).to_be_hidden()
     expect(stage).to_contain_text("Next: Andar")
@@ -111,7 +114,10 @@ def test_dealer_runs_a_round_with_the_keyboard_only(screen, live_server, dealer,
     expect(alert).to_contain_text("The round is over")
     page.keyboard.press("Escape")
     expect(alert).to_be_hidden()
-    page.keyboard.press("Enter")  # New round: the joker input again
+    page.keyboard.press("Enter")  # Enter on the empty box: no new round, a hint
+    expect(page.locator("#info")).to_contain_text("does not start a round")
+    expect(pill).to_have_text(re.compile("Finished|Settled"))
+    page.keyboard.press("Control+Enter")  # New round: the joker box again
     expect(pill).to_have_text("Waiting for joker")
     expect(stage).to_contain_text(f"Last round {rnd.pk}: Andar won on card 5")
     expect(page.locator("#cards-andar .card")).to_have_count(0)
