@@ -177,8 +177,8 @@ function act(fn) {
 async function handle(text) {
   const p = phase();
   const r = state.round;
-  if (p === "no-table" || p === "loading") {
-    if (text) showAlert(lostScan(p, text), "not_sent");
+  if (p === "no-table" || p === "loading") {  // loading: cannot happen, the table's refresh is queued first
+    if (text) showAlert(lostScan(text), "not_sent");
     return;
   }
   if (!text) { info(emptyEnterHint(p, r)); return; }

@@ -140,11 +140,9 @@ export function emptyEnterHint(p, round) {
   }
 }
 
-/** A scan the console could not send anywhere: said aloud in the alert, never dropped. */
-export function lostScan(p, text) {
-  return p === "no-table"
-    ? format(gettext("Not sent: there is no table. %(text)s was not dealt."), { text })
-    : format(gettext("Not sent: the console was still loading. Scan %(text)s again."), { text });
+/** A scan the console could not send anywhere (no table to deal at): said in the alert, never dropped. */
+export function lostScan(text) {
+  return format(gettext("Not dealt: there is no table to deal at. %(text)s went nowhere."), { text });
 }
 
 /** The row's count: "1 card", "2 cards". */
