@@ -355,3 +355,17 @@ def test_the_console_on_a_studio_monitor(page, live_server, dealer, table, login
     expect(page.locator("#stage")).to_contain_text("Bahar wins")
     accessible(page, f"the result at {width}x{height}")
     shot(page, f"{width}x{height}-result", full_page=False)
+
+
+def test_the_console_is_light_and_asks_no_other_host(page, live_server, dealer, table, login):
+    """A cold load (no cache) stays under 150 KB even uncompressed, every request to the studio."""
+    login(page, live_server.url, "dealer", "pw-dealer")
+    page.route("**/*", lambda route: route.continue_())  # with routing on, Playwright uses no HTTP cache
+    sizes: dict[str, int] = {}
+    page.on("response", lambda r: sizes.__setitem__(r.url, len(r.body())) if r.ok else None)
+    page.goto(live_server.url + "/console/")
+    expect(page.locator("#status-pill")).to_have_text("Waiting for joker")
+    page.wait_for_load_state("networkidle")
+    assert all(url.startswith(live_server.url) for url in sizes), list(sizes)
+    assert any(url.endswith("/static/css/base.css") for url in sizes), list(sizes)  # cold: shared files came too
+    assert sum(sizes.values()) < 150_000, sizes
