@@ -369,3 +369,42 @@ def test_the_console_is_light_and_asks_no_other_host(page, live_server, dealer, 
     assert all(url.startswith(live_server.url) for url in sizes), list(sizes)
     assert any(url.endswith("/static/css/base.css") for url in sizes), list(sizes)  # cold: shared files came too
     assert sum(sizes.values()) < 150_000, sizes
+
+
+def test_a_paused_round_refuses_cards_and_a_void_asks_for_a_new_round(page, live_server, dealer, supervisor, table,
+                                                                      login, shot, accessible):
+    """The supervisor pauses the round (an incident) and voids it, from another screen: the console
+    follows, a card scanned while paused is refused aloud, and after the void only a deliberate new
+    round takes a joker."""
+    pill, alert, stage = page.locator("#status-pill"), page.get_by_role("alert"), page.locator("#stage")
+    login(page, live_server.url, "dealer", "pw-dealer")
+    page.goto(live_server.url + "/console/")
+    scan(page, "JD")
+    page.keyboard.press("Control+Enter")
+    scan(page, "4C")
+    expect(page.locator("#count-andar")).to_have_text("1 card")
+
+    other = client_for(supervisor)
+    rnd = Round.objects.get()
+    incident = other.post(f"/api/rounds/{rnd.pk}/incidents/", {"kind": "misread"}, format="json").json()
+    expect(pill).to_have_text("Paused", timeout=6000)
+    expect(stage).to_contain_text("A supervisor must resume it")
+    scan(page, "5S")
+    expect(alert).to_be_visible()
+    expect(page.locator("#console")).to_have_attribute("data-beeps", "1")
+    assert DealtCard.objects.filter(round=rnd).count() == 1
+    accessible(page, "a paused round")
+    shot(page, "01-paused")
+
+    assert other.post(f"/api/incidents/{incident['id']}/void/", {"reason": "card misread"}, format="json").status_code == 200
+    expect(pill).to_have_text("Voided", timeout=6000)
+    page.keyboard.press("Escape")
+    page.keyboard.press("Enter")
+    expect(page.locator("#info")).to_contain_text("does not start a round")
+    accessible(page, "a voided round")
+    shot(page, "02-voided")
+    page.keyboard.press("Control+Enter")
+    expect(pill).to_have_text("Waiting for joker")
+    scan(page, "2S")
+    expect(pill).to_have_text("Betting open")
+    assert Round.objects.count() == 2

@@ -120,7 +120,7 @@ export function stage(p, round, last) {
 export function prompt(p, round) {
   switch (p) {
     case "joker": return [gettext("Scan or type the joker"), gettext("joker, e.g. KS")];
-    case "betting": return [gettext("Betting open · Ctrl+Enter closes betting"), gettext("wait for the countdown")];
+    case "betting": return [gettext("Betting open · Ctrl+Enter closes betting"), gettext("countdown running")];
     case "time-up": case "dealing": return [format(gettext("Scan card %(n)s → %(side)s"), { n: round.cards_dealt + 1, side: sideName(round.next_side) }), gettext("next card, e.g. 7H")];
     case "paused": return [gettext("Paused · waiting for the supervisor"), ""];
     case "over": case "voided": return [gettext("Round over · Ctrl+Enter for a new round"), gettext("Ctrl+Enter: new round")];
