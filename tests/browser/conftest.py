@@ -111,6 +111,15 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _plain_static_names(settings):
+    """Pages under live_server link the static files by their plain names: its static handler serves
+    the apps' folders and reads no manifest, so the hashed names of the real server would be 404s
+    (tests that start the real server, tests/servers.py, get the hashed names)."""
+    settings.STORAGES = {**settings.STORAGES,
+                         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+
+
 def _new_page(browser, **context_args):
     context = browser.new_context(**context_args)
     context.set_default_timeout(TIMEOUT_MS)
@@ -146,7 +155,7 @@ def login(page, live_server_url: str, username: str, password: str) -> None:
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", password)
     with page.expect_navigation():
-        page.click("button[type=submit]")
+        page.click("form:has(input[name=password]) button[type=submit]")
     if "/login/" in page.url:
         raise AssertionError(f"logging in as {username!r} failed: {page.locator('[role=alert]').all_inner_texts()}")
 

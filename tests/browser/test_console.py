@@ -34,7 +34,7 @@ def expect_row(page, side: str, cards: list[str]) -> None:
     assert dealt(page, side) == cards
 
 
-def test_dealer_runs_a_round_with_the_keyboard_only(screen, live_server, dealer, make_table, login, shot):
+def test_dealer_runs_a_round_with_the_keyboard_only(screen, live_server, dealer, make_table, login, shot, accessible):
     page = screen
     make_table(name="Practice")
     table = make_table(name="Main studio", betting_seconds=60)
@@ -46,6 +46,9 @@ def test_dealer_runs_a_round_with_the_keyboard_only(screen, live_server, dealer,
     page.select_option("#table-select", label="Main studio")
     expect(pill).to_have_text("Waiting for joker")
     expect(entry).to_be_focused()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Dealer console")
+    expect(page.locator("#count-andar")).to_have_text("0 cards")
+    accessible(page, "waiting for the joker")
     shot(page, "01-joker")
 
     scan(page, "KS")
@@ -55,20 +58,30 @@ def test_dealer_runs_a_round_with_the_keyboard_only(screen, live_server, dealer,
     assert 50 < seconds <= 60
     expect(page.locator("#countdown")).not_to_have_text(str(seconds), timeout=3000)  # it ticks
     expect(stage).to_contain_text("First card goes to Andar")
+    accessible(page, "betting open")
     shot(page, "02-betting")
 
     scan(page, "7H")  # too early: the server refuses, the page says why
     expect(alert).to_contain_text("Betting is still open")
     expect(pill).to_have_text("Betting open")
+    expect(page.locator("#console")).to_have_attribute("data-beeps", "1")  # and the dealer hears it
+    accessible(page, "a refusal")
     shot(page, "03-refused-betting-open")
 
-    page.keyboard.press("Enter")  # Enter on the empty input closes betting
+    page.keyboard.press("Enter")  # Enter on the empty box only says what to do
+    expect(page.locator("#info")).to_contain_text("does not close betting")
+    expect(pill).to_have_text("Betting open")
+    page.keyboard.press("Control+Enter")  # the deliberate way to close betting early
     expect(pill).to_have_text("Dealing")
     expect(alert).to_be_hidden()
     expect(stage).to_contain_text("Next: Andar")
+    expect(entry).to_be_focused()
     shot(page, "04-dealing")
 
-    for card in ["7H", "2C", "td"]:  # "td" as a scanner may send it: the server reads it as 10D
+    scan(page, "7H")
+    expect(page.locator("#count-andar")).to_have_text("1 card")
+
+    for card in ["2C", "td"]:  # "td" as a scanner may send it: the server reads it as 10D
         scan(page, card)
     page.keyboard.type("QS")
     page.keyboard.press("Tab")  # a scanner set to end its codes with Tab
@@ -76,12 +89,15 @@ def test_dealer_runs_a_round_with_the_keyboard_only(screen, live_server, dealer,
     expect_row(page, "bahar", ["2C", "QS"])
     expect(stage).to_contain_text("Next: Andar")
     expect(page.locator("#row-andar")).to_have_class("row next")
+    expect(page.locator("#count-andar")).to_have_text("2 cards")
+    accessible(page, "dealing")
     shot(page, "05-four-cards")
 
     scan(page, "7h")
     expect(alert).to_contain_text("7H was already dealt (card 1)")
     scan(page, "ZZ")
     expect(alert).to_contain_text("'ZZ' is not a card")
+    expect(page.locator("#console")).to_have_attribute("data-beeps", "3")
     expect_row(page, "andar", ["7H", "10D"])
     shot(page, "06-refused-duplicate-and-unreadable")
 
@@ -100,6 +116,7 @@ def test_dealer_runs_a_round_with_the_keyboard_only(screen, live_server, dealer,
     expect_row(page, "andar", ["7H", "10D", "KD"])
     expect(page.locator("#cards-andar .card.match")).to_have_attribute("data-card", "KD")
     expect(pill).to_have_text(re.compile("Finished|Settled"))
+    accessible(page, "the result")
     shot(page, "08-result")
 
     rnd = Round.objects.get(table=table)
@@ -111,7 +128,10 @@ def test_dealer_runs_a_round_with_the_keyboard_only(screen, live_server, dealer,
     expect(alert).to_contain_text("The round is over")
     page.keyboard.press("Escape")
     expect(alert).to_be_hidden()
-    page.keyboard.press("Enter")  # New round: the joker input again
+    page.keyboard.press("Enter")  # Enter on the empty box: no new round, a hint
+    expect(page.locator("#info")).to_contain_text("does not start a round")
+    expect(pill).to_have_text(re.compile("Finished|Settled"))
+    page.keyboard.press("Control+Enter")  # New round: the joker box again
     expect(pill).to_have_text("Waiting for joker")
     expect(stage).to_contain_text(f"Last round {rnd.pk}: Andar won on card 5")
     expect(page.locator("#cards-andar .card")).to_have_count(0)
@@ -120,6 +140,7 @@ def test_dealer_runs_a_round_with_the_keyboard_only(screen, live_server, dealer,
     expect(pill).to_have_text("Betting open")
     expect(page.locator("#round-label")).to_have_text(f"Round {rnd.pk + 1}")
     assert page.js_errors == []
+    assert page.csp_violations == []
 
 
 def test_console_remembers_the_chosen_table(page, live_server, dealer, make_table, login):
@@ -200,3 +221,190 @@ def test_a_long_deal_stays_on_two_rows_after_a_reload(page, phone_page, live_ser
         expect(screen.locator("#entry-input")).to_be_in_viewport()  # the phone keeps it in sight
         shot(screen, f"{name}-30-cards")
     shot(phone_page, "phone-30-cards-screen", full_page=False)
+
+
+def test_choosing_a_table_by_keyboard_gives_the_focus_back_to_the_scan_box(page, live_server, dealer, make_table, login,
+                                                                          shot, accessible):
+    """The Keys panel's way: Shift+Tab to the table list, an arrow picks the next table; the focus is
+    then in the scan box again, so the scans that follow are dealt, not typed into the list."""
+    make_table(name="Practice")
+    main = make_table(name="Main studio")
+    entry = page.locator("#entry-input")
+    login(page, live_server.url, "dealer", "pw-dealer")
+    page.goto(live_server.url + "/console/")
+    expect(page.locator("#status-pill")).to_have_text("Waiting for joker")
+    expect(entry).to_be_focused()
+
+    page.keyboard.press("Shift+Tab")
+    expect(page.locator("#table-select")).to_be_focused()
+    accessible(page, "the table list focused")
+    shot(page, "01-table-list-focused")
+    page.keyboard.press("ArrowDown")
+    expect(page.locator("#table-select option:checked")).to_have_text("Main studio")
+    expect(entry).to_be_focused()
+
+    scan(page, "KS")
+    expect(page.locator("#status-pill")).to_have_text("Betting open")
+    expect(page.locator("#table-select option:checked")).to_have_text("Main studio")
+    assert Round.objects.get().table_id == main.pk
+    shot(page, "02-round-on-the-chosen-table")
+
+
+def test_a_scan_on_another_control_reaches_the_scan_box(page, live_server, dealer, make_table, login, shot, accessible):
+    """Whatever has the focus (the table list, the language list, a button), a scanner's characters
+    go into the scan box: no list jumps to a table or a language by type-ahead, no scan is lost."""
+    make_table(name="Practice")
+    make_table(name="Kitchen table")  # what type-ahead on "K" would pick
+    entry, alert = page.locator("#entry-input"), page.get_by_role("alert")
+    login(page, live_server.url, "dealer", "pw-dealer")
+    page.goto(live_server.url + "/console/")
+    expect(page.locator("#status-pill")).to_have_text("Waiting for joker")
+
+    page.focus("#table-select")
+    scan(page, "KS")
+    expect(page.locator("#status-pill")).to_have_text("Betting open")
+    expect(page.locator("#table-select option:checked")).to_have_text("Practice")
+    expect(page.locator("#joker .card")).to_have_attribute("data-card", "KS")
+    expect(entry).to_be_focused()
+
+    page.focus("#lang-select")
+    scan(page, "7H")  # reaches the box: the server's refusal shows
+    expect(alert).to_contain_text("Betting is still open")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page).to_have_url(live_server.url + "/console/")
+
+    page.focus("#btn-enter")
+    scan(page, "8D")
+    expect(page.locator("#console")).to_have_attribute("data-beeps", "2")
+    expect(entry).to_be_focused()
+    accessible(page, "after scans on other controls")
+    shot(page, "scans-from-other-controls")
+
+
+def test_enter_on_the_empty_box_never_closes_betting(page, live_server, dealer, table, login, shot, accessible):
+    """A scanner that sends Enter twice: the round opens, betting stays open and the dealer reads
+    what closes it. Closing early is a deliberate act: the button, reached with Tab, or Ctrl+Enter."""
+    entry, pill, info = page.locator("#entry-input"), page.locator("#status-pill"), page.locator("#info")
+    login(page, live_server.url, "dealer", "pw-dealer")
+    page.goto(live_server.url + "/console/")
+    expect(pill).to_have_text("Waiting for joker")
+    page.keyboard.type("QS")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")  # the double send
+    expect(pill).to_have_text("Betting open")
+    expect(info).to_have_text("Enter on an empty box does not close betting: use Close betting or Ctrl+Enter.")
+    page.keyboard.press("Enter")
+    expect(pill).to_have_text("Betting open")
+    assert Round.objects.get().closed_at is None
+
+    page.keyboard.press("Tab")  # the empty box: Tab moves on, to the Enter button, then Close betting
+    page.keyboard.press("Tab")
+    close = page.locator("#btn-close")
+    expect(close).to_be_focused()
+    assert close.evaluate("b => getComputedStyle(b).outlineStyle") == "solid"  # the focus ring shows
+    accessible(page, "close betting focused")
+    shot(page, "close-betting-focused")
+    page.keyboard.press("Enter")
+    expect(pill).to_have_text("Dealing")
+    expect(entry).to_be_focused()
+    assert Round.objects.get().closed_at is not None
+
+
+def test_a_scan_while_the_console_loads_waits_for_it(page, live_server, dealer, table, login):
+    """The table's round is slow to come: a joker scanned meanwhile is dealt once it has come."""
+    held = []
+    page.route("**/current-round/", lambda route: held.append(route))
+    login(page, live_server.url, "dealer", "pw-dealer")
+    page.goto(live_server.url + "/console/")
+    expect(page.locator("#status-pill")).to_have_text("Loading…")
+    scan(page, "9C")
+    page.wait_for_function("() => document.getElementById('entry-input').value === ''")
+    assert held and Round.objects.count() == 0
+    held[0].continue_()
+    page.unroute("**/current-round/")  # and lets any later request through
+    expect(page.locator("#status-pill")).to_have_text("Betting open")
+    expect(page.locator("#joker .card")).to_have_attribute("data-card", "9C")
+
+
+def test_a_scan_with_no_table_is_shown(page, live_server, dealer, login, accessible):
+    login(page, live_server.url, "dealer", "pw-dealer")
+    page.goto(live_server.url + "/console/")
+    expect(page.locator("#status-pill")).to_have_text("No table")
+    scan(page, "KS")
+    expect(page.get_by_role("alert")).to_contain_text("Not dealt: there is no table to deal at. KS went nowhere.")
+    expect(page.locator("#console")).to_have_attribute("data-beeps", "1")
+    accessible(page, "no table")
+
+
+@pytest.mark.parametrize("width,height", [(1920, 1080), (1366, 768)])
+def test_the_console_on_a_studio_monitor(page, live_server, dealer, table, login, shot, accessible, width, height):
+    """A deal in progress and its result at the two monitor sizes the studio uses."""
+    page.set_viewport_size({"width": width, "height": height})
+    api = client_for(dealer)
+    rnd = api.post(f"/api/tables/{table.pk}/rounds/", {"joker": "QH"}, format="json").json()
+    api.post(f"/api/rounds/{rnd['id']}/close-betting/")
+    for card in ["3S", "10D", "AC", "7H", "2D", "JS", "9C"]:
+        assert api.post(f"/api/rounds/{rnd['id']}/cards/", {"card": card}, format="json").status_code == 201
+    login(page, live_server.url, "dealer", "pw-dealer")
+    page.goto(live_server.url + "/console/")
+    expect(page.locator("#stage")).to_contain_text("Next: Bahar")
+    expect(page.locator("#entry-input")).to_be_in_viewport()
+    accessible(page, f"dealing at {width}x{height}")
+    shot(page, f"{width}x{height}-dealing", full_page=False)
+    scan(page, "QS")
+    expect(page.locator("#stage")).to_contain_text("Bahar wins")
+    accessible(page, f"the result at {width}x{height}")
+    shot(page, f"{width}x{height}-result", full_page=False)
+
+
+def test_the_console_is_light_and_asks_no_other_host(page, live_server, dealer, table, login):
+    """A cold load (no cache) stays under 150 KB even uncompressed, every request to the studio."""
+    login(page, live_server.url, "dealer", "pw-dealer")
+    page.route("**/*", lambda route: route.continue_())  # with routing on, Playwright uses no HTTP cache
+    sizes: dict[str, int] = {}
+    page.on("response", lambda r: sizes.__setitem__(r.url, len(r.body())) if r.ok else None)
+    page.goto(live_server.url + "/console/")
+    expect(page.locator("#status-pill")).to_have_text("Waiting for joker")
+    page.wait_for_load_state("networkidle")
+    assert all(url.startswith(live_server.url) for url in sizes), list(sizes)
+    assert any(url.endswith("/static/css/base.css") for url in sizes), list(sizes)  # cold: shared files came too
+    assert sum(sizes.values()) < 150_000, sizes
+
+
+def test_a_paused_round_refuses_cards_and_a_void_asks_for_a_new_round(page, live_server, dealer, supervisor, table,
+                                                                      login, shot, accessible):
+    """The supervisor pauses the round (an incident) and voids it, from another screen: the console
+    follows, a card scanned while paused is refused aloud, and after the void only a deliberate new
+    round takes a joker."""
+    pill, alert, stage = page.locator("#status-pill"), page.get_by_role("alert"), page.locator("#stage")
+    login(page, live_server.url, "dealer", "pw-dealer")
+    page.goto(live_server.url + "/console/")
+    scan(page, "JD")
+    page.keyboard.press("Control+Enter")
+    scan(page, "4C")
+    expect(page.locator("#count-andar")).to_have_text("1 card")
+
+    other = client_for(supervisor)
+    rnd = Round.objects.get()
+    incident = other.post(f"/api/rounds/{rnd.pk}/incidents/", {"kind": "misread"}, format="json").json()
+    expect(pill).to_have_text("Paused", timeout=6000)
+    expect(stage).to_contain_text("A supervisor must resume it")
+    scan(page, "5S")
+    expect(alert).to_be_visible()
+    expect(page.locator("#console")).to_have_attribute("data-beeps", "1")
+    assert DealtCard.objects.filter(round=rnd).count() == 1
+    accessible(page, "a paused round")
+    shot(page, "01-paused")
+
+    assert other.post(f"/api/incidents/{incident['id']}/void/", {"reason": "card misread"}, format="json").status_code == 200
+    expect(pill).to_have_text("Voided", timeout=6000)
+    page.keyboard.press("Escape")
+    page.keyboard.press("Enter")
+    expect(page.locator("#info")).to_contain_text("does not start a round")
+    accessible(page, "a voided round")
+    shot(page, "02-voided")
+    page.keyboard.press("Control+Enter")
+    expect(pill).to_have_text("Waiting for joker")
+    scan(page, "2S")
+    expect(pill).to_have_text("Betting open")
+    assert Round.objects.count() == 2
