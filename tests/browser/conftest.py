@@ -146,7 +146,7 @@ def login(page, live_server_url: str, username: str, password: str) -> None:
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", password)
     with page.expect_navigation():
-        page.click("button[type=submit]")
+        page.click("main button[type=submit]")  # not the language switcher's button in the header
     if "/login/" in page.url:
         raise AssertionError(f"logging in as {username!r} failed: {page.locator('[role=alert]').all_inner_texts()}")
 
