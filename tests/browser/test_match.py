@@ -94,7 +94,7 @@ def line_heights(page) -> dict[str, list[float]]:
         "els => Object.fromEntries(els.map(e => [e.dataset.player, e.getAttribute('points').split(' ').map(p => +p.split(',')[1])]))")
 
 
-def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, alice, bob, login, shot):
+def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, alice, bob, login, shot, accessible):
     url, bob_page = studio_url, phone_page
     login(page, url, "alice", "pw-alice")
     login(bob_page, url, "bob", "pw-bob")
@@ -104,6 +104,7 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
     page.goto(url + "/matches/")
     expect(page.get_by_test_id("my-matches")).to_contain_text("No matches yet")
     shot(page, "00-play-with-friends")
+    accessible(page, "play with friends")
     page.locator("label", has=page.get_by_test_id("rounds-10")).click()
     page.get_by_test_id("betting-seconds").select_option("10")
     page.get_by_test_id("create").click()
@@ -123,6 +124,7 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
     bob_page.get_by_test_id("join-code").fill(match.code.lower())
     expect(bob_page.get_by_test_id("join-code")).to_have_value(match.code)  # typed in lower case, shown in capitals
     shot(bob_page, "phone-00-join")
+    accessible(bob_page, "play with friends on a phone")
     bob_page.get_by_test_id("join").tap()
     bob_page.wait_for_url(f"**/matches/{match.pk}/")
     expect(bob_page.get_by_test_id("lobby")).to_contain_text("Waiting for alice to start the match")
@@ -131,6 +133,8 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
     expect(page.get_by_test_id("start")).to_be_enabled()
     shot(page, "01-lobby")
     shot(bob_page, "phone-01-lobby")
+    accessible(page, "the lobby")
+    accessible(bob_page, "the lobby on a phone")
 
     # A brisk dealer for the test; Alice starts, and both pages turn into the table.
     Table.objects.filter(pk=match.table_id).update(deal_interval_ms=100, round_gap_ms=4000)
@@ -143,11 +147,18 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
     round1 = Round.objects.get(table_id=match.table_id)
     expect(page.locator("#joker .card")).to_have_attribute("data-card", round1.joker)
 
+    accessible(page, "betting open")
     # Round 1: Alice 100 on Andar; Bob 50 on Bahar and 10 on 6-10 cards. Chips first, then spots.
-    page.get_by_test_id("chip-100").click()
-    page.get_by_test_id("spot-andar").click()
+    # Alice uses the keyboard: chips, spots and Bet are buttons.
+    page.get_by_test_id("chip-100").focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("chip-100")).to_have_attribute("aria-pressed", "true")
+    page.get_by_test_id("spot-andar").focus()
+    page.keyboard.press("Space")
     expect(page.get_by_test_id("stake-andar")).to_have_text("100")
-    page.get_by_test_id("bet").click()
+    expect(page.get_by_test_id("spot-andar")).to_have_attribute("aria-label", "Andar, pays 0.9:1, your stake 100")
+    page.get_by_test_id("bet").focus()
+    page.keyboard.press("Enter")
     bob_page.get_by_test_id("chip-50").tap()
     bob_page.get_by_test_id("spot-bahar").tap()
     bob_page.get_by_test_id("chip-10").tap()
@@ -178,12 +189,14 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
         expect(p.get_by_test_id("round-counter")).to_have_text("Round 1 of 10")
     shot(page, "02-round-1-result")
     shot(bob_page, "phone-02-round-1-result")
+    accessible(page, "a round's result")
 
     # Round 2: the table sets out each player's last bet again. Alice just taps Bet; Bob sits out.
     expect(page.get_by_test_id("proposal")).to_have_text("Your last bet: 100 on Andar — tap Bet", timeout=ROUND_TIMEOUT)
     expect(bob_page.get_by_test_id("proposal")).to_have_text("Your last bet: 50 on Bahar + 10 on 6–10 cards — tap Bet")
     expect(page.get_by_test_id("round-counter")).to_have_text("Round 2 of 10")
     shot(bob_page, "phone-03-round-2-set-out", full_page=False)
+    accessible(bob_page, "betting on a phone, the last bet set out")
     page.get_by_test_id("bet").click()
     bob_page.get_by_test_id("sit-out").tap()
     expect(bob_page.get_by_test_id("slip")).to_contain_text(re.compile("(sit|sat) this round out"))
@@ -225,11 +238,16 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
             assert (ya < yb) if a > b else (ya > yb) if a < b else abs(ya - yb) < 4, (me, n, a, b, ya, yb)
     shot(page, "04-results")
     shot(bob_page, "phone-04-results")
+    accessible(page, "the results with the chart")
+    accessible(bob_page, "the results with the chart on a phone")
     assert page.js_errors == [] and bob_page.js_errors == []
+    assert page.csp_violations == [] and bob_page.csp_violations == []
 
     # Alice's list of matches has it, finished.
     page.goto(url + "/matches/")
     listed = page.get_by_test_id("my-matches").locator(f'li[data-code="{match.code}"]')
     expect(listed.get_by_test_id("match-status")).to_have_text("Finished")
     shot(page, "05-my-matches")
+    accessible(page, "my matches")
     expect(listed).to_contain_text("a draw" if result["draw"] else f"won by {'you' if result['winners'] == ['alice'] else 'bob'}")
+    assert page.js_errors == [] and page.csp_violations == []
