@@ -4,6 +4,7 @@
 import { client, pageToken } from "../api.js";
 import { html } from "../html.js";
 import { format, gettext, locale, ngettext, pgettext } from "../i18n.js";
+import { when } from "../time.js";
 import { names } from "./match/words.js";
 
 const api = client({ token: pageToken("match-token") });
@@ -56,11 +57,16 @@ $("join").addEventListener("submit", async (ev) => {
 function describe(m) {
   const who = (name) => (m.me && name === m.me.player ? pgettext("the reader", "you") : name);
   if (m.status === "lobby") return format(gettext("waiting to start · %(n)s of %(max)s in"), { n: m.players.length, max: 6 });
-  if (m.status === "running") return format(gettext("round %(n)s of %(total)s"), { n: Math.min(m.rounds_played + 1, m.rounds), total: m.rounds });
+  if (m.status === "running") {
+    return format(gettext("round %(n)s of %(total)s · started %(when)s"),
+      { n: Math.min(m.rounds_played + 1, m.rounds), total: m.rounds, when: when(m.started_at, LOC) });
+  }
   const r = m.result || {};
-  if (r.draw) return gettext("a draw");
+  const ended = m.finished_at ? format(gettext("finished %(when)s"), { when: when(m.finished_at, LOC) }) : "";
   const winners = names((r.winners || []).map(who), LOC);
-  return r.shared ? format(gettext("shared win: %(names)s"), { names: winners }) : format(gettext("won by %(names)s"), { names: winners });
+  const how = r.draw ? gettext("a draw") : r.shared ? format(gettext("shared win: %(names)s"), { names: winners })
+    : format(gettext("won by %(names)s"), { names: winners });
+  return ended ? format(gettext("%(result)s, %(when)s"), { result: how, when: ended }) : how;
 }
 const STATUS = { lobby: () => gettext("Lobby"), running: () => gettext("Playing"), finished: () => gettext("Finished") };
 

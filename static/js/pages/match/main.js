@@ -13,6 +13,7 @@ import { esc, html, raw } from "../../html.js";
 import { format, gettext, locale, ngettext, pgettext } from "../../i18n.js";
 import { cents, decimal, money } from "../../money.js";
 import { LiveSocket, Sequencer, socketURL } from "../../stream.js";
+import { when } from "../../time.js";
 import * as EV from "../../../events.js";
 import { COLORS, chartSVG } from "./chart.js";
 import { addChip as slipAdd, limits as slipLimits, sameBets, stakes, total as slipTotal } from "./slip.js";
@@ -153,7 +154,7 @@ function apply(e) {
     case EV.CARD_DEALT:
       if (r && !r.cards.some((c) => c.position === e.position)) {
         r.cards.push({ position: e.position, side: e.side, card: e.card });
-        r.cards_dealt = e.position; r.next_side = e.side === "andar" ? "bahar" : "andar";
+        r.cards_dealt = e.position; r.next_side = e.next_side ?? null;
         if (r.status === "betting") { r.status = "dealing"; S.deadline = null; }
       }
       break;
@@ -285,8 +286,8 @@ function renderFelt(r) {
     if (stale) { lane.innerHTML = ""; lane.dataset.round = r ? String(r.id) : ""; }
     lane.querySelectorAll(".ghost").forEach((g) => g.remove());
     cards.slice(lane.querySelectorAll(".card").length).forEach((c) => lane.appendChild(cardNode(c.card, { cls: stale ? "" : "deal-in", pos: c.position })));
-    const last = r && r.winner === side ? lane.lastElementChild : null;
-    lane.querySelectorAll(".card").forEach((el) => el.classList.toggle("match", el === last));
+    const ended = r && r.winner === side ? cards.findIndex((c) => c.position === r.cards_dealt) : -1;  // the card the deal ended on
+    lane.querySelectorAll(".card").forEach((el, i) => el.classList.toggle("match", i === ended));
     if (r && r.status === "dealing" && r.next_side === side) {
       const g = document.createElement("div"); g.className = "ghost"; g.setAttribute("aria-hidden", "true"); lane.appendChild(g);
     }
@@ -506,6 +507,7 @@ function renderResults(st) {
     chips ? gettext("Play-chips match") : gettext("Teaching match"),
     format(gettext("%(played)s of %(total)s rounds"), { played: st.rounds_played, total: st.rounds }),
   ];
+  if (st.finished_at) parts.push(format(gettext("finished %(when)s"), { when: when(st.finished_at, LOC) }));
   if (res.early) parts.push(format(gettext("ended early: only %(name)s still had chips"), { name: youOr(res.winners[0] || "") }));
   if (top && !res.draw) {
     parts.push(chips ? format(gettext("top score %(chips)s chips"), { chips: money(top.chips, LOC) })
