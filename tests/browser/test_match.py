@@ -24,6 +24,7 @@ from bets.models import Bet
 from matches.services import balances
 from tables.models import DealtCard, Match, Round, Table
 
+from tests.matches.play import MatchPlay
 from tests.servers import studio_server
 
 from .conftest import artifacts_dir
@@ -251,3 +252,37 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
     accessible(page, "my matches")
     expect(listed).to_contain_text("a draw" if result["draw"] else f"won by {'you' if result['winners'] == ['alice'] else 'bob'}")
     assert page.js_errors == [] and page.csp_violations == []
+
+
+def test_a_finished_teaching_match_shows_its_points_round_by_round(request, page, phone_page, alice_api, bob_api, login, shot, accessible):
+    """A 10-round teaching match played through the API (alice 2 points, bob 1), then its results on
+    Alice's desktop and Bob's phone, from the real server (a finished match's table has no dealer)."""
+    play = MatchPlay.start({"alice": alice_api, "bob": bob_api}, scoring="points")
+    play.play("andar", alice=("andar", 10), bob=("andar", 10))
+    play.play("bahar", alice=("bahar", 10), bob=("andar", 10))
+    for _ in range(8):
+        play.nobody_bets()
+    assert play.refresh().status == "finished" and play.match.result["winners"] == ["alice"]
+    with studio_server(ports=PORTS, log_dir=artifacts_dir(request), name="teaching") as url:
+        for p, who, headline in ((page, "alice", "You win!"), (phone_page, "bob", "alice wins!")):
+            login(p, url, who, f"pw-{who}")
+            p.goto(f"{url}/matches/{play.id}/")
+            expect(p.get_by_test_id("headline")).to_have_text(headline)
+            expect(p.get_by_test_id("results")).to_contain_text("Teaching match · 10 of 10 rounds")
+            expect(p.get_by_test_id("rank-alice")).to_have_attribute("data-rank", "1")
+            expect(p.get_by_test_id("rank-alice")).to_contain_text("2points")
+            expect(p.get_by_test_id("rank-bob")).to_contain_text("2nd place")
+            expect(p.get_by_test_id("chart-line")).to_have_count(2)
+            heights = line_heights(p)
+            assert all(len(ys) == 11 for ys in heights.values())
+            assert abs(heights["alice"][0] - heights["bob"][0]) < 4  # both start at 0 points
+            assert heights["alice"][2] < heights["bob"][2]  # after round 2: alice 2 points, bob 1
+            accessible(p, f"a teaching match's results ({who})")
+            assert p.js_errors == []
+        # The page's weight on a cold load, and nothing from another host.
+        resources = page.evaluate("""() => [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')]
+            .map(e => [e.name, e.transferSize])""")
+        assert all(name.startswith(url) for name, _ in resources), resources
+        assert sum(size for _, size in resources) < 150_000, resources
+    shot(page, "teaching-results")
+    shot(phone_page, "phone-teaching-results")
