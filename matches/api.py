@@ -47,14 +47,17 @@ def match_state(match: Match, user) -> dict:
                       .values_list("player_id", flat=True))
     # A player whose last chips are on the felt this round is still playing, not watching.
     staked = set(Bet.objects.filter(round=current, status=Bet.Status.OPEN).values_list("player_id", flat=True)) if current else set()
+    ranks = {row["player"]: row["rank"] for row in matches.match_standings(match)}
     return {
         "id": match.pk, "code": match.code, "table": match.table_id, "scoring": match.scoring,
         "rounds": match.rounds_total, "rounds_played": match.rounds_played, "status": match.status,
         "created_by": match.created_by.username, "started_at": match.started_at, "finished_at": match.finished_at,
-        "currency": match.currency, "result": match.result or None,
+        "currency": match.currency, "start_chips": str(matches.START_CHIPS),
+        "betting_seconds": match.table.betting_seconds, "result": _result(match),
         "current_round": {"id": current.pk, "status": current.status} if current else None,
         "players": [
             {"player": p.user.username, "chips": str(money.get(p.user_id, Decimal(0))), "points": p.points,
+             "rank": ranks.get(p.user.username),
              "watching": match.status == Match.Status.RUNNING and money.get(p.user_id, Decimal(0)) <= 0
                          and p.user_id not in staked,
              "done": bool(current and p.done_round_id == current.pk),
@@ -67,6 +70,17 @@ def match_state(match: Match, user) -> dict:
             "done": bool(current and me.done_round_id == current.pk), "proposal": matches.proposal(match=match, user=user),
         },
     }
+
+
+def _result(match: Match) -> dict | None:
+    """The stored result; in a chips match each ranking row also has `net`: its chips minus the
+    chips everyone started with."""
+    if not match.result:
+        return None
+    if match.scoring != Match.Scoring.CHIPS:
+        return match.result
+    ranking = [{**row, "net": str(Decimal(row["chips"]) - matches.START_CHIPS)} for row in match.result.get("ranking", [])]
+    return {**match.result, "ranking": ranking}
 
 
 class _CurrentRound(serializers.Serializer):
@@ -83,6 +97,7 @@ class MatchPlayerState(serializers.Serializer):
     player = serializers.CharField()
     chips = serializers.CharField()
     points = serializers.IntegerField()
+    rank = serializers.IntegerField(help_text="Place in the standings now: 1 is the best; players level share a rank.")
     watching = serializers.BooleanField(help_text="No chips left (nor any on the felt): watching the rest of the match.")
     done = serializers.BooleanField(help_text="Has bet or sat out in the current round.")
     action = serializers.ChoiceField(choices=["bet", "sat_out"], allow_null=True)
@@ -111,7 +126,10 @@ class MatchState(serializers.Serializer):
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
     currency = serializers.CharField()
-    result = serializers.DictField(allow_null=True, help_text="Once finished: {ranking, winners, shared, draw, early}.")
+    start_chips = serializers.CharField(help_text="The chips each player gets at the start (chips scoring).")
+    betting_seconds = serializers.IntegerField(help_text="The time to bet in each round.")
+    result = serializers.DictField(allow_null=True, help_text="Once finished: {ranking, winners, shared, draw, early}; "
+                                   "each ranking row {player, chips, points, score, rank}, and `net` (chips scoring).")
     current_round = _CurrentRound(allow_null=True)
     players = MatchPlayerState(many=True)
     me = MatchMeState(allow_null=True)
@@ -125,7 +143,7 @@ class MatchListView(APIView):
 
     @extend_schema(responses=MatchState(many=True))
     def get(self, request):
-        rows = Match.objects.select_related("created_by").order_by("-id")
+        rows = Match.objects.select_related("created_by", "table").order_by("-id")
         if not has_role(request.user, SUPERVISOR):
             rows = rows.filter(players__user=request.user)
         return Response([match_state(m, request.user) for m in rows[:50]])

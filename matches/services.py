@@ -257,9 +257,22 @@ def _score(match: Match, p: MatchPlayer, money: dict) -> Decimal:
 
 
 def _standings(match: Match, players: list[MatchPlayer], money: dict) -> list[dict]:
+    """The players best first, each with their rank (players level share a rank: 1, 1, 3)."""
     rows = [{"player": p.user.username, "chips": str(money.get(p.user_id, Decimal(0))), "points": p.points,
              "score": str(_score(match, p, money))} for p in players]
-    return sorted(rows, key=lambda r: (-Decimal(r["score"]), r["player"]))
+    rows.sort(key=lambda r: (-Decimal(r["score"]), r["player"]))
+    rank, previous = 0, None
+    for i, row in enumerate(rows, start=1):
+        if Decimal(row["score"]) != previous:
+            rank, previous = i, Decimal(row["score"])
+        row["rank"] = rank
+    return rows
+
+
+def match_standings(match: Match) -> list[dict]:
+    """The match's standings now (what `match.round` sends after each counted round)."""
+    players = list(MatchPlayer.objects.filter(match=match).select_related("user"))
+    return _standings(match, players, balances(match))
 
 
 def _finish(match: Match, standings: list[dict], *, early: bool) -> None:
@@ -267,11 +280,6 @@ def _finish(match: Match, standings: list[dict], *, early: bool) -> None:
     top = max(scores) if scores else Decimal(0)
     winners = [r["player"] for r in standings if Decimal(r["score"]) == top]
     draw = len(standings) > 1 and len(winners) == len(standings)
-    rank, previous = 0, None
-    for i, row in enumerate(standings, start=1):
-        if row["score"] != previous:
-            rank, previous = i, row["score"]
-        row["rank"] = rank
     result = {"ranking": standings, "winners": [] if draw else winners, "shared": len(winners) > 1 and not draw,
               "draw": draw, "early": early}
     Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED, finished_at=timezone.now(), result=result)

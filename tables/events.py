@@ -89,11 +89,13 @@ class BettingClosed(TableEvent):
 
 @dataclass(frozen=True)
 class CardDealt(TableEvent):
-    """A card was dealt: its position (1, 2, ...), its side and its canonical code (`10H`, `KS`)."""
+    """A card was dealt: its position (1, 2, ...), its side and its canonical code (`10H`, `KS`);
+    `next_side`: where the next card goes (null once this card matched the joker)."""
     name = "card.dealt"
     position: int
     side: str
     card: str
+    next_side: str | None = None
 
 
 @dataclass(frozen=True)

@@ -139,7 +139,8 @@ def card_deal(*, round_id: int, card: str, actor, by: str = PERSON) -> tuple[Dea
         dealt = DealtCard.objects.create(round=rnd, position=position, side=side.value, card=card)
         audit(round_id=rnd.pk, actor=actor, action="card", frm=rnd.status, to=rnd.status,
               data={"position": position, "side": side.value, "card": card})
-        stream.table_event(rnd.table_id, rnd.pk, events.CardDealt(position=position, side=side.value, card=card))
+        stream.table_event(rnd.table_id, rnd.pk, events.CardDealt(
+            position=position, side=side.value, card=card, next_side=deal.next_side.value if deal.next_side is not None else None))
         outcome = deal.outcome
         if outcome is None:
             Round.objects.filter(pk=rnd.pk).update(cards_dealt=position)

@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
 from accounts.tokens import page_token
-from matches.services import match_join
+from matches.services import START_CHIPS, match_join
 from studio.errors import ApplicationError, NotFound
 from studio.roles import DEALER, PLAYER, SUPERVISOR, has_role, roles_of
 from tables.access import match_or_404, visible_tables
@@ -64,7 +64,7 @@ def play(request, pk):
 @login_required
 def matches(request):
     """Play with friends: create a match, or join one by its code."""
-    return render(request, "matches.html", {"token": _token(request)})
+    return render(request, "matches.html", {"token": _token(request), "start_chips": START_CHIPS})
 
 
 @never_cache
@@ -74,7 +74,7 @@ def match_join_link(request, code):
     try:
         match = match_join(code=code, user=request.user)
     except ApplicationError as exc:
-        return render(request, "matches.html", {"token": _token(request), "error": exc.message, "code": code}, status=exc.status)
+        return render(request, "matches.html", {"token": _token(request), "start_chips": START_CHIPS, "error": exc.message, "code": code}, status=exc.status)
     return redirect("match", pk=match.pk)
 
 

@@ -24,6 +24,7 @@ from bets.models import Bet
 from matches.services import balances
 from tables.models import DealtCard, Match, Round, Table
 
+from tests.matches.play import MatchPlay
 from tests.servers import studio_server
 
 from .conftest import artifacts_dir
@@ -94,7 +95,7 @@ def line_heights(page) -> dict[str, list[float]]:
         "els => Object.fromEntries(els.map(e => [e.dataset.player, e.getAttribute('points').split(' ').map(p => +p.split(',')[1])]))")
 
 
-def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, alice, bob, login, shot):
+def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, alice, bob, login, shot, accessible):
     url, bob_page = studio_url, phone_page
     login(page, url, "alice", "pw-alice")
     login(bob_page, url, "bob", "pw-bob")
@@ -104,6 +105,7 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
     page.goto(url + "/matches/")
     expect(page.get_by_test_id("my-matches")).to_contain_text("No matches yet")
     shot(page, "00-play-with-friends")
+    accessible(page, "play with friends")
     page.locator("label", has=page.get_by_test_id("rounds-10")).click()
     page.get_by_test_id("betting-seconds").select_option("10")
     page.get_by_test_id("create").click()
@@ -123,6 +125,7 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
     bob_page.get_by_test_id("join-code").fill(match.code.lower())
     expect(bob_page.get_by_test_id("join-code")).to_have_value(match.code)  # typed in lower case, shown in capitals
     shot(bob_page, "phone-00-join")
+    accessible(bob_page, "play with friends on a phone")
     bob_page.get_by_test_id("join").tap()
     bob_page.wait_for_url(f"**/matches/{match.pk}/")
     expect(bob_page.get_by_test_id("lobby")).to_contain_text("Waiting for alice to start the match")
@@ -131,6 +134,8 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
     expect(page.get_by_test_id("start")).to_be_enabled()
     shot(page, "01-lobby")
     shot(bob_page, "phone-01-lobby")
+    accessible(page, "the lobby")
+    accessible(bob_page, "the lobby on a phone")
 
     # A brisk dealer for the test; Alice starts, and both pages turn into the table.
     Table.objects.filter(pk=match.table_id).update(deal_interval_ms=100, round_gap_ms=4000)
@@ -143,11 +148,18 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
     round1 = Round.objects.get(table_id=match.table_id)
     expect(page.locator("#joker .card")).to_have_attribute("data-card", round1.joker)
 
+    accessible(page, "betting open")
     # Round 1: Alice 100 on Andar; Bob 50 on Bahar and 10 on 6-10 cards. Chips first, then spots.
-    page.get_by_test_id("chip-100").click()
-    page.get_by_test_id("spot-andar").click()
+    # Alice uses the keyboard: chips, spots and Bet are buttons.
+    page.get_by_test_id("chip-100").focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("chip-100")).to_have_attribute("aria-pressed", "true")
+    page.get_by_test_id("spot-andar").focus()
+    page.keyboard.press("Space")
     expect(page.get_by_test_id("stake-andar")).to_have_text("100")
-    page.get_by_test_id("bet").click()
+    expect(page.get_by_test_id("spot-andar")).to_have_attribute("aria-label", "Andar, pays 0.9:1, your stake 100")
+    page.get_by_test_id("bet").focus()
+    page.keyboard.press("Enter")
     bob_page.get_by_test_id("chip-50").tap()
     bob_page.get_by_test_id("spot-bahar").tap()
     bob_page.get_by_test_id("chip-10").tap()
@@ -178,12 +190,14 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
         expect(p.get_by_test_id("round-counter")).to_have_text("Round 1 of 10")
     shot(page, "02-round-1-result")
     shot(bob_page, "phone-02-round-1-result")
+    accessible(page, "a round's result")
 
     # Round 2: the table sets out each player's last bet again. Alice just taps Bet; Bob sits out.
     expect(page.get_by_test_id("proposal")).to_have_text("Your last bet: 100 on Andar — tap Bet", timeout=ROUND_TIMEOUT)
     expect(bob_page.get_by_test_id("proposal")).to_have_text("Your last bet: 50 on Bahar + 10 on 6–10 cards — tap Bet")
     expect(page.get_by_test_id("round-counter")).to_have_text("Round 2 of 10")
     shot(bob_page, "phone-03-round-2-set-out", full_page=False)
+    accessible(bob_page, "betting on a phone, the last bet set out")
     page.get_by_test_id("bet").click()
     bob_page.get_by_test_id("sit-out").tap()
     expect(bob_page.get_by_test_id("slip")).to_contain_text(re.compile("(sit|sat) this round out"))
@@ -225,11 +239,50 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
             assert (ya < yb) if a > b else (ya > yb) if a < b else abs(ya - yb) < 4, (me, n, a, b, ya, yb)
     shot(page, "04-results")
     shot(bob_page, "phone-04-results")
+    accessible(page, "the results with the chart")
+    accessible(bob_page, "the results with the chart on a phone")
     assert page.js_errors == [] and bob_page.js_errors == []
+    assert page.csp_violations == [] and bob_page.csp_violations == []
 
     # Alice's list of matches has it, finished.
     page.goto(url + "/matches/")
     listed = page.get_by_test_id("my-matches").locator(f'li[data-code="{match.code}"]')
     expect(listed.get_by_test_id("match-status")).to_have_text("Finished")
     shot(page, "05-my-matches")
+    accessible(page, "my matches")
     expect(listed).to_contain_text("a draw" if result["draw"] else f"won by {'you' if result['winners'] == ['alice'] else 'bob'}")
+    assert page.js_errors == [] and page.csp_violations == []
+
+
+def test_a_finished_teaching_match_shows_its_points_round_by_round(request, page, phone_page, alice_api, bob_api, login, shot, accessible):
+    """A 10-round teaching match played through the API (alice 2 points, bob 1), then its results on
+    Alice's desktop and Bob's phone, from the real server (a finished match's table has no dealer)."""
+    play = MatchPlay.start({"alice": alice_api, "bob": bob_api}, scoring="points")
+    play.play("andar", alice=("andar", 10), bob=("andar", 10))
+    play.play("bahar", alice=("bahar", 10), bob=("andar", 10))
+    for _ in range(8):
+        play.nobody_bets()
+    assert play.refresh().status == "finished" and play.match.result["winners"] == ["alice"]
+    with studio_server(ports=PORTS, log_dir=artifacts_dir(request), name="teaching") as url:
+        for p, who, headline in ((page, "alice", "You win!"), (phone_page, "bob", "alice wins!")):
+            login(p, url, who, f"pw-{who}")
+            p.goto(f"{url}/matches/{play.id}/")
+            expect(p.get_by_test_id("headline")).to_have_text(headline)
+            expect(p.get_by_test_id("results")).to_contain_text("Teaching match · 10 of 10 rounds")
+            expect(p.get_by_test_id("rank-alice")).to_have_attribute("data-rank", "1")
+            expect(p.get_by_test_id("rank-alice")).to_contain_text("2points")
+            expect(p.get_by_test_id("rank-bob")).to_contain_text("2nd place")
+            expect(p.get_by_test_id("chart-line")).to_have_count(2)
+            heights = line_heights(p)
+            assert all(len(ys) == 11 for ys in heights.values())
+            assert abs(heights["alice"][0] - heights["bob"][0]) < 4  # both start at 0 points
+            assert heights["alice"][2] < heights["bob"][2]  # after round 2: alice 2 points, bob 1
+            accessible(p, f"a teaching match's results ({who})")
+            assert p.js_errors == []
+        # The page's weight on a cold load, and nothing from another host.
+        resources = page.evaluate("""() => [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')]
+            .map(e => [e.name, e.transferSize])""")
+        assert all(name.startswith(url) for name, _ in resources), resources
+        assert sum(size for _, size in resources) < 150_000, resources
+    shot(page, "teaching-results")
+    shot(phone_page, "phone-teaching-results")

@@ -230,6 +230,21 @@ def test_players_level_at_the_top_share_the_win(alice_api, bob_api, carol_api):
 
 
 @whole_match
+def test_the_state_gives_each_player_a_rank_and_each_finisher_a_net_result(alice_api, bob_api, carol_api):
+    play = MatchPlay.start({"alice": alice_api, "bob": bob_api, "carol": carol_api})
+    state = play.state()
+    assert (state["start_chips"], state["betting_seconds"]) == ("1000", 20)
+    assert {p["player"]: p["rank"] for p in state["players"]} == {"alice": 1, "bob": 1, "carol": 1}
+    play.play("bahar", alice=("bahar", 100), bob=("bahar", 100), carol=("andar", 10))  # 1100, 1100, 990
+    assert {p["player"]: p["rank"] for p in play.state()["players"]} == {"alice": 1, "bob": 1, "carol": 3}
+    for _ in range(9):
+        play.nobody_bets()
+    ranking = play.state("carol")["result"]["ranking"]
+    assert [(r["player"], r["rank"], r["net"]) for r in ranking] == [("alice", 1, "100.00"), ("bob", 1, "100.00"), ("carol", 3, "-10.00")]
+    assert "net" not in Match.objects.get(pk=play.id).result["ranking"][0]  # computed for the answer, not stored
+
+
+@whole_match
 def test_everyone_level_at_the_end_is_a_draw(alice_api, bob_api):
     play = MatchPlay.start({"alice": alice_api, "bob": bob_api})
     for n in range(10):
@@ -473,7 +488,7 @@ async def test_a_match_is_streamed_to_its_table_as_it_starts_plays_and_finishes(
     started, first, second, finished = matches
     assert (started["match"], started["rounds"], started["players"], started["chips"]) == (created["id"], 10, ["alice", "bob"], "1000")
     assert [first["rounds_played"], second["rounds_played"]] == [1, 2]
-    assert [(r["player"], r["chips"]) for r in second["standings"]] == [("bob", "1000.00"), ("alice", "0.00")]
+    assert [(r["player"], r["chips"], r["rank"]) for r in second["standings"]] == [("bob", "1000.00", 1), ("alice", "0.00", 2)]
     assert finished["early"] and finished["winners"] == ["bob"] == outcome["winners"]
     seqs = [e["seq"] for e in events]
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)

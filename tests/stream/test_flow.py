@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 EVENT_FIELDS = {
     "round.opened": {"joker", "first_side", "closes_at", "spots"},
     "betting.closed": {"closed_at"},
-    "card.dealt": {"position", "side", "card"},
+    "card.dealt": {"position", "side", "card", "next_side"},
     "round.finished": {"winner", "cards_dealt", "match"},
     "round.settled": {"totals"},
 }
@@ -43,6 +43,7 @@ async def test_a_watcher_gets_a_snapshot_then_every_event_of_the_round_in_seq_or
     assert (opened["joker"], opened["first_side"]) == ("KS", "andar")
     assert opened["spots"][:2] == [{"spot": "andar", "pays": "0.9:1"}, {"spot": "bahar", "pays": "1:1"}]
     assert [(c["position"], c["side"], c["card"]) for c in cards] == [(1, "andar", "2H"), (2, "bahar", "3D"), (3, "andar", "KC")]
+    assert [c["next_side"] for c in cards] == ["bahar", "andar", None]  # none after the card that matched
     assert (finished["winner"], finished["cards_dealt"], finished["match"]) == ("andar", 3, "KC")
     assert settled["totals"] == {"bets": 1, "staked": "50.00", "paid": "95.00", "house_result": "-45.00"}
 
