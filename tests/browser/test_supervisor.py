@@ -19,6 +19,8 @@ import httpx
 import pytest
 from django.utils.timezone import now as timezone_now
 
+from tables.models import DealtCard
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 MONITOR = {"width": 1920, "height": 1080}
@@ -331,8 +333,6 @@ def test_a_card_to_correct_is_picked_by_clicking_it(page, live_server, login, sh
 
 def test_tiles_show_players_stakes_exposure_and_a_quiet_table_with_one_request_per_refresh(
         page, live_server, login, shot, accessible, settings, live_round, dealt_round, make_table, supervisor):
-    from tables.models import DealtCard
-
     settings.FLOOR_SILENCE_SECONDS = 20
     betting, _, _, _, _ = live_round
     dealing, quiet_rid, _ = dealt_round

@@ -6,7 +6,8 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from tables.models import DealtCard, Round
+from incidents.selectors import expected_silence
+from tables.models import DealtCard
 
 from .conftest import close, deal, open_round, place, quick_player, raise_incident
 
@@ -117,7 +118,5 @@ def test_the_floor_costs_the_same_queries_for_1_or_20_tables(tables, supervisor_
 
 def test_a_virtual_table_is_expected_at_its_own_pace(supervisor_api, make_table):
     """Five deal intervals, and never less than 3 s."""
-    from incidents.selectors import expected_silence
-
     slow, quick = make_table(name="Slow", virtual_dealer=True, deal_interval_ms=2000), make_table(name="Quick", virtual_dealer=True, deal_interval_ms=100)
     assert (expected_silence(slow, "virtual"), expected_silence(quick, "virtual")) == (10.0, 3)
