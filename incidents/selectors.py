@@ -73,9 +73,9 @@ def floor(*, user) -> list[dict]:
 
 def _round(rnd: Round, cards: list[tuple[str, datetime]], stakes: list, people: dict | None, expected: float, now) -> dict:
     last_card_at = cards[-1][1] if cards else None
-    if rnd.status == Round.Status.VOIDED:
+    if rnd.status == Round.Status.VOIDED or not stakes:
         staked = sum((amount * n for _, amount, n in stakes), ZERO)
-        exposure, worst_payout = ZERO, ZERO  # every stake went back: the round can cost nothing more
+        exposure, worst_payout = ZERO, ZERO  # no bet, or every stake went back: the round can cost nothing more
     else:
         deal = round_deal(rnd, [card for card, _ in cards])
         worst = worst_case(round_config(rnd), stakes, possible_facts(deal))
