@@ -36,7 +36,21 @@ export function closeIncident() {
 
 $("#detail-close").addEventListener("click", closeIncident);
 on("open-incident", openIncident);
-on("floor", () => { if (cur) load(cur.id).catch(() => {}); });
+/* The incident is read again only when the floor shows its table changed (round, cards, bets, the
+   incident's notes or status): a refresh stays one request. */
+let seenKey = "";
+function floorKey(tables) {
+  const t = cur && tables.find((x) => x.id === cur.table);
+  if (!t) return "";
+  const inc = t.incidents.find((i) => i.id === cur.id);
+  const r = t.round;
+  return JSON.stringify([r && [r.id, r.status, r.cards_dealt, r.last_card_at, r.bets, r.staked], inc ? inc.notes : "closed"]);
+}
+on("floor", (tables) => {
+  if (!cur) return;
+  const key = floorKey(tables);
+  if (key !== seenKey) { seenKey = key; load(cur.id).catch(() => {}); }
+});
 
 function resetForms() {
   for (const id of ["#note-text", "#replace-pos", "#replace-card", "#resume-text", "#void-reason"]) $(id).value = "";
@@ -50,6 +64,7 @@ async function load(id) {
   const d = await api("GET", `incidents/${id}/`);
   if (state.currentIncident !== id) return;
   cur = d;
+  seenKey = floorKey(state.tables);
   render(d);
   if (d.round_detail.status === "voided" && refundsFor !== d.round) await loadRefunds(d.round);
 }
