@@ -6,6 +6,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
+from bets.settlement import round_settle
 from incidents.selectors import expected_silence
 from tables.models import DealtCard
 
@@ -120,3 +121,19 @@ def test_a_virtual_table_is_expected_at_its_own_pace(supervisor_api, make_table)
     """Five deal intervals, and never less than 3 s."""
     slow, quick = make_table(name="Slow", virtual_dealer=True, deal_interval_ms=2000), make_table(name="Quick", virtual_dealer=True, deal_interval_ms=100)
     assert (expected_silence(slow, "virtual"), expected_silence(quick, "virtual")) == (10.0, 3)
+
+
+def test_a_finished_round_costs_what_settlement_paid(supervisor_api, make_table, dealer):
+    table = make_table(name="Salon", betting_seconds=600)
+    rnd = open_round(table, dealer, joker="KS")
+    place(quick_player("alice"), rnd, "andar", 100)  # the first side, 0.9:1
+    place(quick_player("bob"), rnd, "count_1_5", 10)  # 2:1
+    close(rnd, dealer)
+    assert deal(rnd, dealer, ["2C", "KD"])  # Bahar wins on card 2
+    got = floor(supervisor_api)["Salon"]["round"]
+    assert (got["status"], got["winner"]) == ("finished", "bahar")
+    assert (got["worst_payout"], got["exposure"], got["staked"]) == ("30.00", "0.00", "110.00")
+    assert round_settle(round_id=rnd.pk)
+    rnd.refresh_from_db()
+    got = floor(supervisor_api)["Salon"]["round"]
+    assert got["status"] == "settled" and D(got["worst_payout"]) == rnd.total_paid
