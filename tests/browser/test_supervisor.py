@@ -352,8 +352,8 @@ def test_tiles_show_players_stakes_exposure_and_a_quiet_table_with_one_request_p
     expect(tile).to_have_attribute("data-stalled", "false")
     quiet = page.locator(f'.tile[data-table="{dealing.id}"]')
     expect(quiet).to_have_attribute("data-stalled", "true")
-    expect(quiet.locator("[data-f=stalled]")).to_contain_text("No card for 0:4")
-    expect(quiet.locator("[data-f=stalled]")).to_contain_text("expected within 0:20")
+    # 45 s and counting when the page reads it (more on a loaded machine).
+    expect(quiet.locator("[data-f=stalled]")).to_have_text(re.compile(r"No card for (0:[45]\d|[1-9]\d*:\d\d) \(expected within 0:20\)$"))
     expect(quiet.locator("[data-f=exposure]")).to_have_text("90.00")
     idle = page.locator(f'.tile[data-table="{empty.id}"]')
     expect(idle.locator(".pill")).to_have_text("no round")
