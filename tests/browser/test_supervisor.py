@@ -373,3 +373,18 @@ def test_tiles_show_players_stakes_exposure_and_a_quiet_table_with_one_request_p
     assert {p for p in api_calls} <= {"/api/floor/", "/api/rounds/", "/api/incidents/"}, api_calls
     assert refused == []
     assert page.js_errors == []
+
+
+def test_the_console_is_light_and_asks_no_other_host(page, live_server, login, live_round, supervisor):
+    """A cold load (no cache) stays under 150 KB even uncompressed, every request to the studio."""
+    table = live_round[0]
+    login(page, live_server.url, "supervisor", "pw-supervisor")
+    page.route("**/*", lambda route: route.continue_())  # with routing on, Playwright uses no HTTP cache
+    sizes: dict[str, int] = {}
+    page.on("response", lambda r: sizes.__setitem__(r.url, len(r.body())) if r.ok else None)
+    page.goto(live_server.url + "/supervisor/")
+    expect(page.locator(f'.tile[data-table="{table.id}"]')).to_have_attribute("data-status", "betting")
+    page.wait_for_load_state("networkidle")
+    assert all(url.startswith(live_server.url) for url in sizes), list(sizes)
+    assert any(url.endswith("/static/css/base.css") for url in sizes), list(sizes)  # cold: shared files came too
+    assert sum(sizes.values()) < 150_000, sizes
