@@ -2,6 +2,7 @@
 from .cards import FULL_PACK, Card, Rank, Suit, parse_card
 from .config import CONFIG_KEYS, PAYTABLES, SIDE_BETS, FirstCard, Mode, Paytable, Side, TableConfig
 from .deal import MAX_CARDS, Deal, Outcome, ThreeCardHand, three_card_hand
+from .exposure import Exposure, possible_facts, worst_case
 from .errors import DealFinished, DuplicateCard, EngineError, InvalidCard, InvalidConfig
 from .odds import SpotOdds, match_probability, odds, percent4
 from .spots import (
@@ -25,4 +26,5 @@ __all__ = [
     "Spot", "offered_spots", "bet_result", "BetResult", "spot_odds_for", "payout_table",
     "count_spot", "count_spot_for", "round_winnings", "winning_spots",
     "odds", "SpotOdds", "percent4", "match_probability",
+    "possible_facts", "worst_case", "Exposure",
 ]

@@ -23,6 +23,7 @@ from tables.selectors import round_detail
 from tables.serializers import RoundSerializer
 
 from . import services as incidents
+from .selectors import floor
 
 
 class IncidentSerializer(serializers.ModelSerializer):
@@ -102,6 +103,69 @@ def _input(serializer_class, request):
 def _exists(model, pk):
     if not model.objects.filter(pk=pk).exists():
         raise NotFound(f"No such {model._meta.verbose_name}.", code="not_found")
+
+
+def _amount(help_text: str) -> serializers.DecimalField:
+    return serializers.DecimalField(max_digits=20, decimal_places=2, help_text=help_text)
+
+
+class FloorIncidentSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    round = serializers.IntegerField()
+    round_status = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Incident.Kind.choices)
+    created_at = serializers.DateTimeField()
+    raised_by = serializers.CharField(help_text="The username of whoever raised it.")
+    notes = serializers.IntegerField(help_text="How many notes it has.")
+
+
+class FloorRoundSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Round.Status.choices)
+    joker = serializers.CharField()
+    first_side = serializers.CharField()
+    winner = serializers.CharField(allow_null=True)
+    cards_dealt = serializers.IntegerField()
+    opened_at = serializers.DateTimeField()
+    closes_at = serializers.DateTimeField()
+    betting_left_ms = serializers.IntegerField(help_text="Betting time left (held while paused); 0 once closed.")
+    last_card_at = serializers.DateTimeField(allow_null=True, help_text="When the latest card was dealt; null before the first.")
+    silent_seconds = serializers.FloatField(
+        allow_null=True, help_text="While dealing: seconds since the latest card (or since betting closed); else null.")
+    expected_seconds = serializers.FloatField(
+        help_text="The longest a dealing round may go without a card: FLOOR_SILENCE_SECONDS at a person's table, "
+                  "five deal intervals (at least 3 s) at a virtual or match table.")
+    stalled = serializers.BooleanField(help_text="Dealing, and silent for longer than expected_seconds.")
+    dealer = serializers.CharField(allow_null=True)
+    players = serializers.IntegerField(help_text="Players with a live (not cancelled) bet in the round.")
+    bets = serializers.IntegerField(help_text="Live bets in the round.")
+    staked = _amount("Every live bet's stake.")
+    worst_payout = _amount("The most the bets would be paid back (stakes and winnings) on any outcome still possible.")
+    exposure = _amount("What the house would lose on the worst outcome still possible: worst_payout less staked, "
+                       "never below 0; 0 for a voided round.")
+
+
+class FloorTableSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    driver = serializers.CharField(help_text="person, virtual or match (tables.access).")
+    currency = serializers.CharField()
+    min_bet = _amount("The table's lowest round total per player.")
+    max_bet = _amount("The table's highest round total per player.")
+    betting_seconds = serializers.IntegerField()
+    round = FloorRoundSerializer(allow_null=True, help_text="The open round, else the latest one; null before any.")
+    incidents = FloorIncidentSerializer(many=True, help_text="The table's open incidents (any of its rounds), oldest first.")
+
+
+class FloorView(APIView):
+    """Supervisors: every table at once, each with its current round (status, joker, cards, the latest
+    card's time), its players, stakes and exposure, and its open incidents; one request for the floor."""
+
+    permission_classes = [IsAuthenticated, IsSupervisor]
+
+    @extend_schema(responses=FloorTableSerializer(many=True))
+    def get(self, request):
+        return Response(FloorTableSerializer(floor(user=request.user), many=True).data)
 
 
 class RoundIncidentsView(APIView):

@@ -10,6 +10,7 @@ urlpatterns = [
     path("rounds/<id:pk>/corrections/remove-last/", inc.CardRemoveLastView.as_view(), name="round-card-remove-last"),
     path("rounds/", inc.RoundHistoryView.as_view(), name="round-history"),
     path("rounds/export.csv", inc.RoundExportView.as_view(), name="round-export"),
+    path("floor/", inc.FloorView.as_view(), name="floor"),
     path("incidents/", inc.IncidentListView.as_view(), name="incident-list"),
     path("incidents/<id:pk>/", inc.IncidentDetailView.as_view(), name="incident-detail"),
     path("incidents/<id:pk>/notes/", inc.IncidentNoteView.as_view(), name="incident-notes"),

@@ -305,6 +305,9 @@ LOGGING = {
 # "celery" sends tasks to the broker; "inprocess" runs them in this process (embedded mode).
 # Unfinished (lobby or running) matches one user may have created at once (matches.services).
 MATCHES_PER_PLAYER = env_int("MATCHES_PER_PLAYER", 3)
+# Seconds a dealer may go without dealing a card (betting closed) before the supervisor console
+# flags the table (incidents.selectors.floor); virtual and match tables use their own pace.
+FLOOR_SILENCE_SECONDS = env_int("FLOOR_SILENCE_SECONDS", 20)
 
 TASK_RUNNER = env_str("TASK_RUNNER", "celery" if REDIS_URL else "inprocess")
 # In-process mode: run immediate tasks (settlement) on a thread instead of inline after commit.

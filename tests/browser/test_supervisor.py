@@ -1,6 +1,10 @@
 """The supervisor console (/supervisor/) in a real Chromium: a round is paused from a table tile, its
 incident is opened, noted and voided, and the page shows the refunds; the players' balances are back
 where they started. A second run pauses and resumes on a phone; dealers and players are refused.
+Then what the floor needs: the incident's Resume and Void in view on a studio monitor and a laptop,
+a misread card picked by clicking it (or with the keyboard) and corrected, tiles with players,
+stakes, exposure and a flag on a table that has gone quiet, one request per refresh whatever the
+number of tables, times with their time zone and an audit without empty keys.
 
 The round and the bets are made through the API (as the dealer and the players would); everything
 the supervisor does goes through the page."""
@@ -8,14 +12,19 @@ import csv
 import io
 import re
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from django.utils.timezone import now as timezone_now
+
+from tables.models import DealtCard
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 MONITOR = {"width": 1920, "height": 1080}
+LAPTOP = {"width": 1366, "height": 768}
 DESKTOP = {"width": 1280, "height": 800}
 
 
@@ -82,7 +91,13 @@ def raise_incident(page, tile, kind: str, notes: str) -> None:
     expect(dialog).to_be_hidden()
 
 
-def test_supervisor_pauses_and_voids_a_round_and_sees_the_refunds(page, live_server, login, shot, live_round, supervisor):
+def zone_name(page) -> str:
+    """The browser's short time-zone name ("UTC", "GMT+5:30"), as the page writes it after a time."""
+    return page.evaluate("new Intl.DateTimeFormat('en', {timeZoneName: 'short'}).formatToParts(new Date())"
+                         ".find(p => p.type === 'timeZoneName').value")
+
+
+def test_supervisor_pauses_and_voids_a_round_and_sees_the_refunds(page, live_server, login, shot, accessible, live_round, supervisor):
     table, rid, dealer_http, alice_http, bob_http = live_round
     open_console(page, live_server, login)
     page.set_viewport_size(MONITOR)
@@ -95,6 +110,7 @@ def test_supervisor_pauses_and_voids_a_round_and_sees_the_refunds(page, live_ser
     first = clock.inner_text()
     page.wait_for_timeout(1300)
     assert clock.inner_text() != first, "the betting clock on the tile does not tick"
+    accessible(page, "the floor")
     shot(page, "overview-1920x1080")
 
     raise_incident(page, tile, "equipment", "Shoe jammed")
@@ -104,6 +120,7 @@ def test_supervisor_pauses_and_voids_a_round_and_sees_the_refunds(page, live_ser
     assert tile.evaluate("el => getComputedStyle(el).animationName") == "alarm"  # the tile pulses red
     expect(tile.locator(".tile-inc")).to_be_visible()
     assert round_of(dealer_http, rid)["status"] == "paused"
+    accessible(page, "an incident raised from its tile")
     shot(page, "overview-incident-1920x1080")
 
     page.set_viewport_size(DESKTOP)
@@ -139,6 +156,7 @@ def test_supervisor_pauses_and_voids_a_round_and_sees_the_refunds(page, live_ser
     detail.locator("#void-reason").fill("Shoe fault: round cannot be completed")
     detail.locator("#void-btn").click()
     expect(detail.locator("#void-confirm")).to_contain_text("3 bets (175.00 CHIPS) of 2 players")
+    accessible(page, "the void's confirm step")
     shot(page, "void-confirm-1280x800")
     detail.get_by_role("button", name="Yes, void and refund").click()
 
@@ -155,6 +173,7 @@ def test_supervisor_pauses_and_voids_a_round_and_sees_the_refunds(page, live_ser
     expect(tile).to_have_attribute("data-status", "voided")
     expect(tile).to_have_attribute("data-incident", "none")
     expect(page.locator("#open-list")).to_contain_text("No open incidents")
+    accessible(page, "the refunds")
     shot(page, "refunds-1280x800")
 
     assert (balance(alice_http), balance(bob_http)) == ("1000.00", "1000.00")
@@ -170,6 +189,15 @@ def test_supervisor_pauses_and_voids_a_round_and_sees_the_refunds(page, live_ser
     expect(audit.locator('li[data-action="voided"]')).to_contain_text("supervisor")
     expect(audit.locator('li[data-action="paused"]')).to_contain_text("betting → paused")
     expect(audit.locator('li[data-action="opened"]')).to_contain_text("dealer")
+    # Times carry their time zone; the audit leaves out empty keys (the round's settings name no match).
+    zone = zone_name(page)
+    expect(audit.locator('li[data-action="voided"] > span').first).to_contain_text(zone)
+    expect(row).to_contain_text(zone)
+    expect(detail.locator("#detail-sub")).to_contain_text(zone)
+    expect(audit.locator('li[data-action="opened"] .data')).to_contain_text("mode=classic")
+    expect(audit.locator('li[data-action="opened"] .data')).not_to_contain_text("match=")
+    expect(row.get_by_role("button", name=f"Round #{rid}: audit trail")).to_have_attribute("aria-expanded", "true")
+    accessible(page, "a round's audit trail in the history")
     shot(page, "history-audit-1280x800")
 
     response = page.request.get(live_server.url + page.locator("#csv-link").get_attribute("href"))
@@ -179,7 +207,7 @@ def test_supervisor_pauses_and_voids_a_round_and_sees_the_refunds(page, live_ser
     assert page.js_errors == []
 
 
-def test_supervisor_pauses_then_resumes_on_a_phone(phone_page, live_server, login, shot, live_round, supervisor):
+def test_supervisor_pauses_then_resumes_on_a_phone(phone_page, live_server, login, shot, accessible, live_round, supervisor):
     page = phone_page
     table, rid, dealer_http, _, _ = live_round
     open_console(page, live_server, login)
@@ -195,6 +223,7 @@ def test_supervisor_pauses_then_resumes_on_a_phone(phone_page, live_server, logi
     detail = page.locator("#detail")
     expect(detail.locator("#detail-title")).to_contain_text("Stream outage")  # opened by raising it
     expect(detail.locator("#notes")).to_contain_text("Stream frozen on camera 2")
+    accessible(page, "an incident on a phone")
     shot(page, "phone-incident")
 
     detail.locator("#resume-text").fill("Stream back")
@@ -223,3 +252,139 @@ def test_supervisor_console_is_forbidden_to_dealers_and_players(page, live_serve
     assert response.status == 403
     expect(page.get_by_role("heading", name="Not for your role")).to_be_visible()
     assert page.locator("#tiles").count() == 0
+
+
+@pytest.fixture
+def dealt_round(make_table, dealer, alice, api_as):
+    """A table in dealing with three cards dealt (none matches the joker KS) and Alice's bet."""
+    table = make_table(name="Salon 2", betting_seconds=600)
+    dealer_http, alice_http = api_as(dealer), api_as(alice)
+    rid = dealer_http.post(f"/api/tables/{table.id}/rounds/", json={"joker": "KS"}).json()["id"]
+    assert alice_http.post(f"/api/rounds/{rid}/bets/", json={"spot": "andar", "amount": "100"}).status_code == 201
+    assert dealer_http.post(f"/api/rounds/{rid}/close-betting/").status_code == 200
+    for card in ["2C", "9D", "5H"]:
+        assert dealer_http.post(f"/api/rounds/{rid}/cards/", json={"card": card}).status_code == 201
+    return table, rid, dealer_http
+
+
+@pytest.mark.parametrize("size", [MONITOR, LAPTOP], ids=["1920x1080", "1366x768"])
+def test_an_incidents_resume_and_void_are_in_view_when_it_opens(page, live_server, login, shot, accessible, live_round,
+                                                                supervisor, size):
+    table, rid, dealer_http, _, _ = live_round
+    page.set_viewport_size(size)
+    open_console(page, live_server, login)
+    tile = page.locator(f'.tile[data-table="{table.id}"]')
+    raise_incident(page, tile, "misread", "Card unreadable on camera 1")
+    detail = page.locator("#detail")
+    expect(detail.locator("#detail-title")).to_contain_text("Misread card")
+    for button in ("Resume round", "Void round…"):
+        expect(detail.get_by_role("button", name=button)).to_be_in_viewport()
+    name = f"{size['width']}x{size['height']}"
+    shot(page, f"incident-open-{name}", full_page=False)
+    # Reading down the incident (its notes), the actions stay on screen.
+    detail.locator("#note-add").scroll_into_view_if_needed()
+    expect(detail.locator("#note-add")).to_be_in_viewport()
+    for button in ("Resume round", "Void round…"):
+        expect(detail.get_by_role("button", name=button)).to_be_in_viewport()
+    accessible(page, f"an open incident at {name}")
+    shot(page, f"incident-notes-{name}", full_page=False)
+    detail.locator("#resume-text").fill("Card re-read on camera 2")
+    detail.get_by_role("button", name="Resume round").click()
+    expect(detail.locator("#resolved-note")).to_contain_text("Card re-read on camera 2")
+    assert round_of(dealer_http, rid)["status"] == "betting"
+    assert page.js_errors == []
+
+
+def test_a_card_to_correct_is_picked_by_clicking_it(page, live_server, login, shot, accessible, dealt_round, supervisor):
+    table, rid, dealer_http = dealt_round
+    page.set_viewport_size(LAPTOP)
+    open_console(page, live_server, login)
+    tile = page.locator(f'.tile[data-table="{table.id}"]')
+    expect(tile).to_have_attribute("data-status", "dealing")
+    raise_incident(page, tile, "misread", "Card 2 read as 9D, is 7D")
+    detail = page.locator("#detail")
+    card = detail.get_by_role("button", name="Correct card 2: 9 of diamonds")
+    expect(card).to_have_attribute("aria-pressed", "false")
+    card.click()
+    expect(card).to_have_attribute("aria-pressed", "true")
+    expect(detail.locator("#replace-pos")).to_have_value("2")
+    expect(detail.locator("#replace-card")).to_be_focused()
+    expect(detail.locator("#picked")).to_contain_text("Correcting card 2 (9 of diamonds)")
+    accessible(page, "a card picked for correction")
+    shot(page, "card-picked-1366x768", full_page=False)
+    page.keyboard.type("7D")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("alert").filter(has_text="Card 2 is now 7D")).to_be_visible()
+    expect(detail.locator('#cards-bahar .card[data-card="7D"]')).to_be_visible()
+    assert [c["card"] for c in round_of(dealer_http, rid)["cards"]] == ["2C", "7D", "5H"]
+
+    # The keyboard picks a card too: Tab to it, Enter.
+    third = detail.get_by_role("button", name="Correct card 3: 5 of hearts")
+    third.focus()
+    page.keyboard.press("Enter")
+    expect(detail.locator("#replace-pos")).to_have_value("3")
+    expect(detail.locator("#replace-card")).to_be_focused()
+    page.keyboard.type("4S")
+    page.keyboard.press("Enter")
+    expect(detail.locator('#cards-andar .card[data-card="4S"]')).to_be_visible()
+    assert [c["card"] for c in round_of(dealer_http, rid)["cards"]] == ["2C", "7D", "4S"]
+    assert page.js_errors == []
+
+
+def test_tiles_show_players_stakes_exposure_and_a_quiet_table_with_one_request_per_refresh(
+        page, live_server, login, shot, accessible, settings, live_round, dealt_round, make_table, supervisor):
+    settings.FLOOR_SILENCE_SECONDS = 20
+    betting, _, _, _, _ = live_round
+    dealing, quiet_rid, _ = dealt_round
+    empty = make_table(name="Salon 3")
+    DealtCard.objects.filter(round_id=quiet_rid).update(dealt_at=timezone_now() - timedelta(seconds=45))
+    api_calls, refused = [], []
+    page.on("request", lambda r: api_calls.append(urlsplit(r.url).path) if "/api/" in r.url else None)
+    page.on("response", lambda r: refused.append((r.status, r.url)) if "/api/" in r.url and r.status >= 400 else None)
+    page.set_viewport_size(MONITOR)
+    open_console(page, live_server, login)
+
+    tile = page.locator(f'.tile[data-table="{betting.id}"]')
+    expect(tile.locator("[data-f=players]")).to_have_text("2")
+    expect(tile.locator("[data-f=staked]")).to_have_text("175.00")
+    expect(tile.locator("[data-f=exposure]")).to_have_text("115.00")  # Andar wins with 6-10 cards: 290 back for 175
+    expect(tile.locator("[data-f=limits]")).to_have_text("10–500 CHIPS")
+    expect(tile).to_have_attribute("data-stalled", "false")
+    quiet = page.locator(f'.tile[data-table="{dealing.id}"]')
+    expect(quiet).to_have_attribute("data-stalled", "true")
+    # 45 s and counting when the page reads it (more on a loaded machine).
+    expect(quiet.locator("[data-f=stalled]")).to_have_text(re.compile(r"No card for (0:[45]\d|[1-9]\d*:\d\d) \(expected within 0:20\)$"))
+    expect(quiet.locator("[data-f=exposure]")).to_have_text("90.00")
+    idle = page.locator(f'.tile[data-table="{empty.id}"]')
+    expect(idle.locator(".pill")).to_have_text("no round")
+    expect(idle.get_by_role("button", name="Raise incident")).to_be_disabled()
+    accessible(page, "the floor with a quiet table")
+    shot(page, "floor-1920x1080", full_page=False)
+    page.set_viewport_size(LAPTOP)
+    shot(page, "floor-1366x768", full_page=False)
+
+    # Two more refreshes: each is one request for every table, and nothing is refused.
+    seen = api_calls.count("/api/floor/")
+    with page.expect_request("**/api/floor/"):
+        pass
+    with page.expect_request("**/api/floor/"):
+        pass
+    assert api_calls.count("/api/floor/") >= seen + 2
+    assert {p for p in api_calls} <= {"/api/floor/", "/api/rounds/", "/api/incidents/"}, api_calls
+    assert refused == []
+    assert page.js_errors == []
+
+
+def test_the_console_is_light_and_asks_no_other_host(page, live_server, login, live_round, supervisor):
+    """A cold load (no cache) stays under 150 KB even uncompressed, every request to the studio."""
+    table = live_round[0]
+    login(page, live_server.url, "supervisor", "pw-supervisor")
+    page.route("**/*", lambda route: route.continue_())  # with routing on, Playwright uses no HTTP cache
+    sizes: dict[str, int] = {}
+    page.on("response", lambda r: sizes.__setitem__(r.url, len(r.body())) if r.ok else None)
+    page.goto(live_server.url + "/supervisor/")
+    expect(page.locator(f'.tile[data-table="{table.id}"]')).to_have_attribute("data-status", "betting")
+    page.wait_for_load_state("networkidle")
+    assert all(url.startswith(live_server.url) for url in sizes), list(sizes)
+    assert any(url.endswith("/static/css/base.css") for url in sizes), list(sizes)  # cold: shared files came too
+    assert sum(sizes.values()) < 150_000, sizes

@@ -1,0 +1,102 @@
+"""The floor: every table a supervisor sees, with its current round, who is betting on it, what it
+could cost the house, and its open incidents, read in a fixed number of set-based queries whatever
+the number of tables (the supervisor console polls it)."""
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+from decimal import Decimal
+
+from django.conf import settings
+from django.db.models import Count, OuterRef, Subquery
+from django.utils import timezone
+
+from bets.models import Bet
+from engine import possible_facts, worst_case
+from tables.access import VIRTUAL, MATCH, table_driver, visible_tables, with_driver
+from tables.models import DealtCard, Incident, Round, Table
+from tables.selectors import round_config, round_deal
+
+ZERO = Decimal("0.00")
+# A virtual or match table deals a card every deal_interval_ms: silent for this many intervals
+# (and at least MIN_VIRTUAL_SILENCE seconds), it is flagged.
+VIRTUAL_SILENCE_INTERVALS = 5
+MIN_VIRTUAL_SILENCE = 3
+
+
+def expected_silence(table: Table, driver: str) -> float:
+    """The longest the table may go without a card once betting has closed, in seconds."""
+    if driver in (VIRTUAL, MATCH):
+        return max(MIN_VIRTUAL_SILENCE, VIRTUAL_SILENCE_INTERVALS * table.deal_interval_ms / 1000)
+    return float(settings.FLOOR_SILENCE_SECONDS)
+
+
+def floor(*, user) -> list[dict]:
+    """Six queries: the tables (with each one's latest round's id), those rounds, their cards, their
+    bets grouped by spot and stake, their players, and the open incidents."""
+    now = timezone.now()
+    latest = Round.objects.filter(table=OuterRef("pk")).order_by("-id").values("id")[:1]
+    tables = list(with_driver(visible_tables(user)).annotate(latest_round=Subquery(latest)).order_by("id"))
+    round_ids = [t.latest_round for t in tables if t.latest_round is not None]
+    rounds = {r.pk: r for r in Round.objects.filter(pk__in=round_ids).select_related("dealer")}
+    cards: dict[int, list[tuple[str, datetime]]] = defaultdict(list)
+    for row in DealtCard.objects.filter(round_id__in=round_ids).order_by("round_id", "position").values_list(
+            "round_id", "card", "dealt_at"):
+        cards[row[0]].append((row[1], row[2]))
+    live = Bet.objects.filter(round_id__in=round_ids).exclude(status=Bet.Status.CANCELLED).order_by()
+    stakes: dict[int, list[tuple[str, Decimal, int]]] = defaultdict(list)
+    for round_id, spot, amount, n in live.values("round_id", "spot", "amount").annotate(n=Count("id")).values_list(
+            "round_id", "spot", "amount", "n"):
+        stakes[round_id].append((spot, amount, n))
+    people = {row["round_id"]: row for row in live.values("round_id").annotate(
+        players=Count("player_id", distinct=True), bets=Count("id"))}
+    incidents: dict[int, list[dict]] = defaultdict(list)
+    for inc in Incident.objects.filter(status=Incident.Status.OPEN, round__table_id__in=[t.pk for t in tables]).select_related(
+            "raised_by", "round").order_by("id"):
+        incidents[inc.round.table_id].append({
+            "id": inc.pk, "round": inc.round_id, "round_status": inc.round.status, "kind": inc.kind,
+            "created_at": inc.created_at, "raised_by": inc.raised_by.username, "notes": len(inc.notes),
+        })
+    result = []
+    for table in tables:
+        driver = table_driver(table)
+        rnd = rounds.get(table.latest_round)
+        result.append({
+            "id": table.pk, "name": table.name, "driver": driver, "currency": table.currency,
+            "min_bet": table.min_bet, "max_bet": table.max_bet, "betting_seconds": table.betting_seconds,
+            "round": None if rnd is None else _round(rnd, cards[rnd.pk], stakes[rnd.pk], people.get(rnd.pk),
+                                                     expected_silence(table, driver), now),
+            "incidents": incidents[table.pk],
+        })
+    return result
+
+
+def _round(rnd: Round, cards: list[tuple[str, datetime]], stakes: list, people: dict | None, expected: float, now) -> dict:
+    last_card_at = cards[-1][1] if cards else None
+    if rnd.status == Round.Status.VOIDED or not stakes:
+        staked = sum((amount * n for _, amount, n in stakes), ZERO)
+        exposure, worst_payout = ZERO, ZERO  # no bet, or every stake went back: the round can cost nothing more
+    else:
+        deal = round_deal(rnd, [card for card, _ in cards])
+        worst = worst_case(round_config(rnd), stakes, possible_facts(deal))
+        staked, exposure, worst_payout = worst.staked, worst.exposure, worst.worst_payout
+    silent = None
+    if rnd.status == Round.Status.DEALING:
+        since = last_card_at or rnd.closed_at or rnd.closes_at
+        silent = max(0.0, (now - since).total_seconds())
+    if rnd.status == Round.Status.PAUSED:
+        left = rnd.betting_left_ms or 0
+    elif rnd.status == Round.Status.BETTING:
+        left = max(0, int((rnd.closes_at - now).total_seconds() * 1000))
+    else:
+        left = 0
+    return {
+        "id": rnd.pk, "status": rnd.status, "joker": rnd.joker, "first_side": rnd.first_side,
+        "winner": rnd.winner or None, "cards_dealt": rnd.cards_dealt, "opened_at": rnd.opened_at,
+        "closes_at": rnd.closes_at, "betting_left_ms": left, "last_card_at": last_card_at,
+        "silent_seconds": None if silent is None else round(silent, 1), "expected_seconds": expected,
+        "stalled": silent is not None and silent > expected,
+        "dealer": rnd.dealer.username if rnd.dealer_id else None,
+        "players": people["players"] if people else 0, "bets": people["bets"] if people else 0,
+        "staked": staked, "worst_payout": worst_payout, "exposure": exposure,
+    }

@@ -1,0 +1,30 @@
+// The supervisor console (docs/SUPERVISOR.md): the floor's tiles and open incidents (tiles.js), one
+// incident (incident.js), the history (history.js), refreshed by one request (floor.js), and the keys.
+
+import { refresh } from "./floor.js";
+import { closeIncident } from "./incident.js";
+import { reload } from "./history.js";
+import { dialog } from "./tiles.js";
+import { $, emit, on, state } from "./ui.js";
+import { openIncidents } from "./words.js";
+
+on("changed", () => refresh());
+
+document.addEventListener("keydown", (e) => {
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  const typing = /^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName);
+  if (e.key === "Escape") {
+    if (typing) e.target.blur();
+    else if (!dialog.open) closeIncident();
+    return;
+  }
+  if (typing || dialog.open) return;
+  if (e.key === "/") { e.preventDefault(); $("#q").focus(); }
+  else if (e.key === "r" || e.key === "R") { refresh(); reload(); }
+  else if (/^[1-9]$/.test(e.key)) {
+    const item = openIncidents(state.tables)[Number(e.key) - 1];
+    if (item) emit("open-incident", item.id);
+  }
+});
+
+refresh();
