@@ -184,7 +184,7 @@ STATIC_ROOT = BASE_DIR / env_str("STATIC_ROOT", "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]  # the pages' ES modules (static/events.js)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "studio.storage.StaticStorage"},
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Content-Security-Policy on every answer (django-csp): scripts only from this site's files (no

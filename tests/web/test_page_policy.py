@@ -1,9 +1,12 @@
 """Every page under the Content-Security-Policy: the header is on each answer, scripts come only
 from this site's files (no inline code for the policy to allow), and nothing loads from another
 host."""
+import json
 import re
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.test import Client
 
 pytestmark = pytest.mark.django_db
@@ -55,3 +58,19 @@ def test_every_page_has_the_policy_and_no_inline_script(table, users):
 
 def test_api_answers_carry_the_policy_too(alice_api):
     assert "script-src 'self'" in alice_api.get("/api/me/")["Content-Security-Policy"]
+
+
+IMPORT = re.compile(r"""^(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']\s*;""", re.M)
+HASHED = re.compile(r"\.[0-9a-f]{12}\.js$")
+
+
+def test_collected_modules_import_their_neighbours_by_hashed_names():
+    """A page's module is cached for ever under its hashed name: its imports must be hashed names too
+    (studio.storage), or a release could pair a cached old module with a new one."""
+    manifest = json.loads(Path(settings.STATIC_ROOT, "staticfiles.json").read_text())["paths"]
+    modules = [Path(settings.STATIC_ROOT, hashed) for name, hashed in manifest.items()
+               if name.startswith("js/") and name.endswith(".js")]
+    assert len(modules) > 10, "the session's collectstatic filled STATIC_ROOT"
+    for path in modules:
+        for target in IMPORT.findall(path.read_text()):
+            assert HASHED.search(target), f"{path.name} imports {target} by its plain name"

@@ -1,5 +1,5 @@
 // The searchable history of rounds and incidents, each round's audit trail (its row's button, or a
-// click on the row) with empty keys left out, and the CSV export link (same filters).
+// click on the row) with empty keys left out, and the link to the CSV file (same filters).
 
 import { html, raw } from "../../html.js";
 import { format, gettext, locale, ngettext, pgettext } from "../../i18n.js";
