@@ -93,6 +93,7 @@ class BetRow:
     percent: str
     rtp: str
     is_count: bool
+    box: str  # a card-count box's cards: "6-10"
 
 
 def bet_rows(config: TableConfig) -> list[BetRow]:
@@ -103,6 +104,7 @@ def bet_rows(config: TableConfig) -> list[BetRow]:
             pays=[{"ratio": ratio(pay), "percent": percent2(p), "case": _case(o.spot, pay)} for p, pay in sorted(o.outcomes, key=lambda c: -c[1])],
             probability=f"{o.probability.numerator}/{o.probability.denominator}", percent=percent2(o.probability),
             rtp=percent4(o.rtp), is_count=o.spot.startswith("count_"),
+            box="-".join(o.spot.removeprefix("count_").split("_")) if o.spot.startswith("count_") else "",
         ))
     return rows
 
@@ -143,10 +145,10 @@ CLASSIC = {}
 NO_COMMISSION = {"mode": "no_commission", "chip_unit": "0.01"}
 PLAY_CHIPS = {"chip_unit": "1", "card_count_paytable": "play"}
 SETTING_NAMES = {
-    "classic": _("classic table (Andar pays 0.9:1)"),
-    "no_commission": _("no-commission table"),
-    "play": _("play chips (chip unit 1, play paytable)"),
-    "joker_colour": _("first card by the joker's colour"),
+    "classic": _("Classic table (Andar pays 0.9:1)"),
+    "no_commission": _("No-commission table"),
+    "play": _("Play chips (chip unit 1, play paytable)"),
+    "joker_colour": _("First card by the joker's colour"),
 }
 
 # (title, settings name, settings, joker, cards in deal order, [(settings name, settings, spot, stake)],
