@@ -38,7 +38,7 @@ test("the statistics show the server's counts, a bead per round and the counts a
   assert.match(out, /2 rounds counted/);
   assert.equal((out.match(/class="bead /g) || []).length, 2);
   assert.match(out, /data-round="9"/);
-  assert.match(out, /1 wins \(expected 1\.03\)/);
+  assert.match(out, /1 win \(expected 1\.03\)/);
   assert.match(out, /<th scope="row">6-10<\/th><td>1<\/td><td>0\.43<\/td>/);
   assert.match(out, /<option value="100" selected>/);
   assert.match(out, /the latest: Bahar/);
@@ -63,6 +63,7 @@ test("a round of my history: link, cards in order, bets, net", () => {
   const out = String(roundHTML(ROUND, { tables: { 2: "Studio <table>" }, lang: "en" }));
   assert.match(out, /href="\/rounds\/12\/"/);
   assert.match(out, /Studio &lt;table&gt;/);
+  assert.ok(out.indexOf('data-card="KS"') > 0 && out.indexOf('data-card="KS"') < out.indexOf('data-card="AC"'));
   assert.ok(out.indexOf('data-card="AC"') < out.indexOf('data-card="QS"') && out.indexOf('data-card="QS"') < out.indexOf('data-card="KD"'));
   assert.match(out, /Andar wins on card 3/);
   assert.match(out, /net \+45/);

@@ -56,7 +56,7 @@ export function roundHTML(r, { tables = {}, lang = locale() } = {}) {
   return html`<li class="gi-round" data-round="${r.round}" data-status="${r.status}">
     <div class="gi-round-head"><a href="/rounds/${r.round}/">${format(gettext("Round %(id)s"), { id: r.round })}</a>
       <span class="muted">${name} · <time datetime="${r.opened_at}">${when(r.opened_at, lang)}</time></span></div>
-    <div class="gi-cards mini small"><span class="gi-joker">${cardHTML(r.joker, { cls: "joker" })}</span><span class="sr-only">${gettext("Cards in the order dealt:")}</span>${raw(cards.join(""))}</div>
+    <div class="gi-cards mini small"><span class="gi-joker">${raw(cardHTML(r.joker, { cls: "joker" }))}</span><span class="sr-only">${gettext("Cards in the order dealt:")}</span>${raw(cards.join(""))}</div>
     ${outcome(r)}
     <ul class="gi-bets">${r.bets.map((b) => html`<li class="${b.status}"><span>${spotLabel(b.spot)}</span> <span>${money(b.amount, lang)}</span> <span class="muted">${BET_STATUS[b.status] ? BET_STATUS[b.status]() : b.status}</span>${b.status === "won" || b.status === "refunded" ? html` <span>→ ${money(b.payout, lang)}</span>` : ""}</li>`)}</ul>
     ${net(r, lang)}
@@ -68,6 +68,8 @@ export function mountHistory(section, { api, on }) {
   const list = document.createElement("ol");
   list.className = "gi-history";
   list.dataset.testid = "history-list";
+  list.tabIndex = 0;  // a scrolling region: reachable by keyboard
+  list.setAttribute("aria-label", gettext("Rounds you bet on, newest first"));
   const empty = document.createElement("p");
   empty.className = "muted";
   empty.hidden = true;

@@ -72,9 +72,9 @@ export function statsHTML(s, last) {
     </div>
     ${beadPlate(s.results)}
     <dl class="gi-figures" data-testid="stats-figures">
-      <div><dt>${pgettext("side", "Andar")}</dt><dd data-testid="wins-andar">${format(gettext("%(n)s wins (expected %(e)s)"), { n: s.wins.andar, e: s.expected_wins.andar })}</dd></div>
-      <div><dt>${pgettext("side", "Bahar")}</dt><dd data-testid="wins-bahar">${format(gettext("%(n)s wins (expected %(e)s)"), { n: s.wins.bahar, e: s.expected_wins.bahar })}</dd></div>
-      <div><dt>${gettext("Side that got the first card")}</dt><dd data-testid="wins-first">${format(gettext("%(n)s wins (expected %(e)s)"), { n: s.first_side_wins, e: s.expected_first_side_wins })}</dd></div>
+      <div><dt>${pgettext("side", "Andar")}</dt><dd data-testid="wins-andar">${ngettext("%(n)s win (expected %(e)s)", "%(n)s wins (expected %(e)s)", s.wins.andar, { e: s.expected_wins.andar })}</dd></div>
+      <div><dt>${pgettext("side", "Bahar")}</dt><dd data-testid="wins-bahar">${ngettext("%(n)s win (expected %(e)s)", "%(n)s wins (expected %(e)s)", s.wins.bahar, { e: s.expected_wins.bahar })}</dd></div>
+      <div><dt>${gettext("Side that got the first card")}</dt><dd data-testid="wins-first">${ngettext("%(n)s win (expected %(e)s)", "%(n)s wins (expected %(e)s)", s.first_side_wins, { e: s.expected_first_side_wins })}</dd></div>
       <div><dt>${gettext("Longest streaks")}</dt><dd data-testid="streaks">${format(gettext("Andar %(a)s, Bahar %(b)s"), { a: s.longest_streaks.andar, b: s.longest_streaks.bahar })}</dd></div>
     </dl>
     <h3 class="gi-sub">${gettext("Cards dealt per round: observed and expected")}</h3>
