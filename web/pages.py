@@ -4,6 +4,7 @@ from django.db import connection
 from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
 from accounts.tokens import page_token
@@ -46,7 +47,7 @@ def _token(request) -> str:
 @login_required
 def console(request):
     if not has_role(request.user, DEALER, SUPERVISOR):
-        return HttpResponseForbidden(render(request, "forbidden.html", {"what": "the dealer console"}).content)
+        return HttpResponseForbidden(render(request, "forbidden.html", {"what": _("the dealer console")}).content)
     return render(request, "console.html", {"tables": visible_tables(request.user), "token": _token(request)})
 
 
@@ -54,7 +55,7 @@ def console(request):
 @login_required
 def supervisor(request):
     if not has_role(request.user, SUPERVISOR):
-        return HttpResponseForbidden(render(request, "forbidden.html", {"what": "the supervisor console"}).content)
+        return HttpResponseForbidden(render(request, "forbidden.html", {"what": _("the supervisor console")}).content)
     return render(request, "supervisor.html", {"tables": visible_tables(request.user), "token": _token(request)})
 
 
