@@ -3,13 +3,17 @@ they say what the engine pays (RULES.md's worked examples)."""
 from decimal import Decimal
 
 import pytest
+from django.template.loader import render_to_string
 from django.test import Client
 
 from bets.services import bet_place
 from incidents.services import incident_raise, incident_void
 from tables.models import Match, MatchPlayer, Round
 from tables.services import card_deal, round_close_betting, round_open
+from virtual.dealer import tick
 from web.rules import table_rules, worked_examples
+
+from tests.web.test_page_policy import EXTERNAL, HANDLER, INLINE_SCRIPT
 
 pytestmark = pytest.mark.django_db
 
@@ -147,3 +151,20 @@ def test_private_table_round_is_404_to_a_supervisor_free_outsider(make_table, al
     rnd = Round.objects.create(table=table, settings=table.snapshot(), joker="KS", first_side="andar",
                                opened_at="2026-01-01T00:00:00Z", closes_at="2026-01-01T00:00:10Z", status="voided")
     assert client_of(bob).get(f"/rounds/{rnd.pk}/").status_code == 404
+
+
+def test_the_pages_have_no_inline_script_and_the_player_page_mounts_the_extras(make_table, alice, supervisor):
+    table = make_table(virtual_dealer=True)
+    assert tick(table_id=table.pk)[0] == "opened"
+    rnd = Round.objects.get(table=table)
+    bet_place(round_id=rnd.pk, player=alice, spot="andar", amount=Decimal("10"), idempotency_key="policy-1")
+    incident = incident_raise(round_id=rnd.pk, actor=supervisor, kind="equipment")
+    incident_void(incident_id=incident.pk, actor=supervisor, reason="test")
+    extras = render_to_string("partials/play_extras.html", {"table": table, "token": "t0ken"})
+    for html in (client_of(alice).get(f"/play/tables/{table.pk}/rules/").content.decode(),
+                 client_of(alice).get(f"/rounds/{rnd.pk}/").content.decode(), extras):
+        assert not INLINE_SCRIPT.search(html) and not HANDLER.search(html) and not EXTERNAL.search(html)
+    assert 'id="fairness"' in extras and 'data-player="1"' in extras and "js/pages/play/extras" in extras
+    play = client_of(alice).get(f"/play/tables/{table.pk}/").content.decode()
+    assert 'id="play-extras"' in play
+    assert 'id="round-proof"' in client_of(alice).get(f"/rounds/{rnd.pk}/").content.decode()
