@@ -61,8 +61,9 @@ def studio_url(django_db_setup, request):
         yield url
 
 
-def log_in(page, url: str, username: str, password: str) -> None:
-    page.goto(f"{url}/login/")
+def log_in(page, url: str, username: str, password: str, then: str = "") -> None:
+    """Log in through the form (to `then`, or where the site sends that user)."""
+    page.goto(f"{url}/login/" + (f"?next={then}" if then else ""))
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", password)
     with page.expect_navigation():
@@ -233,7 +234,7 @@ def virtual_url(transactional_db, request):
         yield url
 
 
-def test_verify_a_virtual_dealers_round(virtual_url, page, make_table, accessible, shot):
+def test_verify_a_virtual_dealers_round(virtual_url, page, phone_page, make_table, supervisor, accessible, shot):
     table = make_table(name="Virtual table", virtual_dealer=True, betting_seconds=3, deal_interval_ms=50, round_gap_ms=600_000)
     rnd = wait_for(lambda: Round.objects.filter(table=table, status=Round.Status.BETTING).first())
     open_play(page, virtual_url, table.pk)
@@ -254,6 +255,17 @@ def test_verify_a_virtual_dealers_round(virtual_url, page, make_table, accessibl
     accessible(page, "the fairness panel, verified")
     shot(page, "fairness-verified")
 
+    # The round's own page has the proof too (a supervisor's, on a phone).
+    log_in(phone_page, virtual_url, "supervisor", "pw-supervisor", then=f"/rounds/{rnd.pk}/")
+    expect(phone_page).to_have_url(f"{virtual_url}/rounds/{rnd.pk}/")
+    expect(phone_page.get_by_test_id("commitment")).to_have_text(rnd.commitment)
+    phone_page.get_by_test_id("verify").click()
+    expect(phone_page.get_by_test_id("verify-result")).to_have_attribute("data-ok", "true")
+    expect(phone_page.get_by_test_id("verify-result")).to_contain_text("Verified")
+    assert phone_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    accessible(phone_page, "a virtual round's page, verified")
+    shot(phone_page, "round-page-verified-phone")
+
     # A pack that is not the one committed to: two cards the deal never reached change places.
     codes = rnd.pack.split(",")
     codes[50], codes[51] = codes[51], codes[50]
@@ -263,5 +275,6 @@ def test_verify_a_virtual_dealers_round(virtual_url, page, make_table, accessibl
     expect(fairness.get_by_test_id("fair-result")).to_contain_text("Does not match")
     expect(fairness.get_by_test_id("fair-result")).to_contain_text("do not give the published commitment")
     shot(page, "fairness-does-not-match")
-    assert page.js_errors == []
+    assert page.js_errors == [] and phone_page.js_errors == []
+
 
