@@ -276,5 +276,3 @@ def test_verify_a_virtual_dealers_round(virtual_url, page, phone_page, make_tabl
     expect(fairness.get_by_test_id("fair-result")).to_contain_text("do not give the published commitment")
     shot(page, "fairness-does-not-match")
     assert page.js_errors == [] and phone_page.js_errors == []
-
-
