@@ -196,10 +196,10 @@ def test_my_history_after_a_settled_and_a_voided_round_and_the_round_page(
     expect(rounds).to_have_count(50)
     first, second = rounds.nth(0), rounds.nth(1)
     expect(first).to_have_attribute("data-round", str(voided))
-    expect(first.get_by_test_id("void-reason")).to_contain_text("Shoe jammed: cards unreadable")
+    expect(first.get_by_test_id("history-void-reason")).to_contain_text("Shoe jammed: cards unreadable")
     expect(second).to_have_attribute("data-round", str(won))
     assert second.locator(".card").evaluate_all("els => els.map(e => e.dataset.card)") == [JOKER, *DEAL]
-    expect(second.get_by_test_id("net")).to_have_text("net +120")  # 45 on Andar, 75 on 6-10 (3:1)
+    expect(second.get_by_test_id("history-net")).to_have_text("net +120")  # 45 on Andar, 75 on 6-10 (3:1)
     accessible(page, "my history")
     shot(page, "history")
 

@@ -36,7 +36,7 @@ export function nextPath(next) {
 
 function outcome(r) {
   if (r.status === "voided") {
-    return html`<p class="gi-void" data-testid="void-reason"><strong>${gettext("Voided: your stakes were refunded.")}</strong> ${r.void_reason ? format(gettext("Reason: %(reason)s"), { reason: r.void_reason }) : ""}</p>`;
+    return html`<p class="gi-void" data-testid="history-void-reason"><strong>${gettext("Voided: your stakes were refunded.")}</strong> ${r.void_reason ? format(gettext("Reason: %(reason)s"), { reason: r.void_reason }) : ""}</p>`;
   }
   if (!r.winner) return html`<p class="muted">${gettext("In play")}</p>`;
   const side = spotLabel(r.winner);
@@ -47,7 +47,7 @@ function net(r, lang) {
   const staked = format(gettext("Staked %(amount)s"), { amount: money(r.staked, lang) });
   if (r.net === null || r.net === undefined) return html`<p class="gi-net">${staked}</p>`;
   const sign = r.net.startsWith("-") ? "down" : r.net === "0" || /^0(\.0+)?$/.test(r.net) ? "even" : "up";
-  return html`<p class="gi-net">${staked} · ${format(gettext("came back %(amount)s"), { amount: money(r.returned, lang) })} · <strong class="${sign}" data-testid="net">${format(gettext("net %(amount)s"), { amount: money(r.net, lang, { signed: true }) })}</strong></p>`;
+  return html`<p class="gi-net">${staked} · ${format(gettext("came back %(amount)s"), { amount: money(r.returned, lang) })} · <strong class="${sign}" data-testid="history-net">${format(gettext("net %(amount)s"), { amount: money(r.net, lang, { signed: true }) })}</strong></p>`;
 }
 
 export function roundHTML(r, { tables = {}, lang = locale() } = {}) {
