@@ -11,8 +11,11 @@ test("the bead plate pours results column by column, six to a column, newest las
   const cols = beadColumns(results(["andar", "bahar", "andar", "andar", "bahar", "bahar", "andar", "bahar"]));
   assert.equal(cols.length, 2);
   assert.deepEqual(cols[0].map((r) => r.round), [1, 2, 3, 4, 5, 6]);
-  assert.deepEqual(cols[1].map((r) => r.round), [7, 8]);
+  assert.deepEqual(cols[1].map((r) => r && r.round), [7, 8, null, null, null, null]);
   assert.deepEqual(beadColumns([]), []);
+  const wide = beadColumns(results(["andar"]), 6, 3);
+  assert.equal(wide.length, 3);
+  assert.deepEqual(wide[2], [null, null, null, null, null, null]);
 });
 
 test("chart bars scale observed and expected counts by the larger of both", () => {
@@ -36,7 +39,7 @@ const STATS = {
 test("the statistics show the server's counts, a bead per round and the counts as a table", () => {
   const out = String(statsHTML(STATS, 100));
   assert.match(out, /2 rounds counted/);
-  assert.equal((out.match(/class="bead /g) || []).length, 2);
+  assert.equal((out.match(/class="bead (andar|bahar)"/g) || []).length, 2);
   assert.match(out, /data-round="9"/);
   assert.match(out, /1 win \(expected 1\.03\)/);
   assert.match(out, /<th scope="row">6-10<\/th><td>1<\/td><td>0\.43<\/td>/);

@@ -9,18 +9,21 @@ import { format, gettext, ngettext, pgettext } from "../../i18n.js";
 import { refresher } from "./refresh.js";
 
 export const BEAD_ROWS = 6;
+export const BEAD_COLUMNS = 12;  // the plate's width before it grows (and scrolls) with the rounds
 export const CHOICES = [50, 100, 200];
 const SIDE_LETTER = { andar: () => pgettext("bead: Andar", "A"), bahar: () => pgettext("bead: Bahar", "B") };
 const SIDE_NAME = { andar: () => pgettext("side", "Andar"), bahar: () => pgettext("side", "Bahar") };
 
-/** The bead plate's columns: results (oldest first) poured column by column, `rows` to a column. */
-export function beadColumns(results, rows = BEAD_ROWS) {
+/** The bead plate's columns: results (oldest first) poured column by column, `rows` to a column;
+ *  the places still empty are null, and there are at least `least` columns. */
+export function beadColumns(results, rows = BEAD_ROWS, least = 0) {
   const columns = [];
   results.forEach((r, i) => {
     if (i % rows === 0) columns.push([]);
     columns[columns.length - 1].push(r);
   });
-  return columns;
+  while (columns.length < least) columns.push([]);
+  return columns.map((col) => [...col, ...Array(rows - col.length).fill(null)]);
 }
 
 /** Bars of the card-count chart: for each box its observed count and expected count (decimal
@@ -53,14 +56,14 @@ function chartSVG(boxes) {
 }
 
 function beadPlate(results) {
-  const columns = beadColumns(results);
+  const columns = beadColumns(results, BEAD_ROWS, BEAD_COLUMNS);
   const last = results[results.length - 1];
   const andar = results.filter((r) => r.winner === "andar").length;
   const label = results.length
     ? format(gettext("Bead plate of the last %(n)s rounds, oldest first, filled column by column: %(a)s Andar, %(b)s Bahar; the latest: %(latest)s."),
       { n: results.length, a: andar, b: results.length - andar, latest: SIDE_NAME[last.winner]() })
     : gettext("No finished round yet.");
-  return html`<div class="gi-beads-wrap"><div class="gi-beads" role="img" aria-label="${label}" data-testid="bead-plate">${columns.map((col) => html`<div class="col">${col.map((r) => html`<span class="bead ${r.winner}" data-round="${r.round}" title="${format(gettext("Round %(id)s: %(side)s, %(n)s cards"), { id: r.round, side: SIDE_NAME[r.winner](), n: r.cards_dealt })}">${SIDE_LETTER[r.winner]()}</span>`)}</div>`)}</div></div>`;
+  return html`<div class="gi-beads-wrap"><div class="gi-beads" role="img" aria-label="${label}" data-testid="bead-plate">${columns.map((col) => html`<div class="col">${col.map((r) => r === null ? html`<span class="bead empty"></span>` : html`<span class="bead ${r.winner}" data-round="${r.round}" title="${format(gettext("Round %(id)s: %(side)s, %(n)s cards"), { id: r.round, side: SIDE_NAME[r.winner](), n: r.cards_dealt })}">${SIDE_LETTER[r.winner]()}</span>`)}</div>`)}</div></div>`;
 }
 
 export function statsHTML(s, last) {
