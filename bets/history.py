@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from decimal import Decimal
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet, Sum
 
 from tables.models import DealtCard, Round, RoundEvent
 
@@ -45,3 +45,13 @@ def my_rounds_detail(player, rounds: list[Round]) -> list[dict]:
             "void_reason": reasons.get(rnd.pk) if rnd.status == Round.Status.VOIDED else None,
         })
     return rows
+
+
+def round_spot_totals(rnd: Round, order: list[str]) -> list[dict]:
+    """Every player's bets of one round added up per spot (cancelled ones left out), in `order`
+    (the felt's order of the round's spots): what a supervisor reads beside the round's totals."""
+    rank = {spot: n for n, spot in enumerate(order)}
+    rows = (Bet.objects.filter(round=rnd).exclude(status=Bet.Status.CANCELLED).values("spot")
+            .annotate(bets=Count("id"), staked=Sum("amount"), paid=Sum("payout")).order_by())
+    return sorted(({"spot": row["spot"], "bets": row["bets"], "staked": row["staked"], "paid": row["paid"]} for row in rows),
+                  key=lambda row: (rank.get(row["spot"], len(rank)), row["spot"]))

@@ -8,10 +8,16 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
 from accounts.tokens import page_token
+from bets.history import my_rounds_detail, round_spot_totals
+from bets.models import Bet
 from matches.services import START_CHIPS, match_join
 from studio.errors import ApplicationError, NotFound
 from studio.roles import DEALER, PLAYER, SUPERVISOR, has_role, roles_of
-from tables.access import match_or_404, visible_tables
+from tables.access import match_or_404, round_or_404, visible_tables
+from tables.models import Round, RoundEvent
+from tables.selectors import round_detail
+
+from .rules import BET_STATUS_NAMES, side_name, spot_name, table_rules
 
 STARTED = timezone.now()  # the words of /jsi18n/ change only with a new release, hence a new process
 
@@ -58,6 +64,52 @@ def play(request, pk):
     table = get_object_or_404(visible_tables(request.user), pk=pk)
     token = _token(request) if request.user.is_authenticated and has_role(request.user, PLAYER) else ""
     return render(request, "play.html", {"table": table, "token": token})
+
+
+def rules(request, pk):
+    """The table's rules as configured, each bet's payout and exact return, RULES.md's worked examples."""
+    table = get_object_or_404(visible_tables(request.user), pk=pk)
+    return render(request, "rules.html", {"table": table, **table_rules(table)})
+
+
+@never_cache
+@login_required
+def round_page(request, pk):
+    """One round: its deal and result, and the reader's own bets in it. A player sees only the rounds
+    they bet on (404 otherwise, as for a round that does not exist); a supervisor sees every round,
+    with the bets of all players added up per spot and the round's audit trail."""
+    try:
+        rnd = round_or_404(round_id=pk, user=request.user)
+    except NotFound as exc:
+        raise Http404(exc.message) from None
+    supervisor = has_role(request.user, SUPERVISOR)
+    bet_on = Bet.objects.filter(round=rnd, player=request.user).exists()
+    if not (bet_on or supervisor):
+        raise Http404("No such round.")
+    rnd = Round.objects.select_related("table", "dealer").get(pk=rnd.pk)
+    detail = round_detail(rnd)
+    events = list(RoundEvent.objects.filter(round=rnd).select_related("actor").order_by("id"))
+    void_reason = next((e.data.get("reason", "") for e in reversed(events) if e.to_status == Round.Status.VOIDED), "")
+    mine = my_rounds_detail(request.user, [rnd])[0] if bet_on else None
+    spots = [s["spot"] for s in detail["spots"]]
+    context = {
+        "round": detail, "table": rnd.table, "void_reason": void_reason,
+        "winner_name": side_name(detail["winner"]), "first_side_name": side_name(detail["first_side"]),
+        "cards": [{**c, "side_name": side_name(c["side"]), "match": detail["winner"] and c["position"] == detail["cards_dealt"]}
+                  for c in detail["cards"]],
+        "winning_spots": [spot_name(s) for s in detail["winning_spots"]],
+        "mine": mine and {**mine, "bets": [{**b, "name": spot_name(b["spot"]), "status": BET_STATUS_NAMES.get(b["status"], b["status"])}
+                                                for b in mine["bets"]]},
+        "supervisor": supervisor,
+    }
+    fairness = detail.get("fairness")
+    if fairness and fairness["salt"]:
+        context["proof"] = {"commitment": fairness["commitment"], "salt": fairness["salt"], "pack": fairness["pack"],
+                            "joker": detail["joker"], "cards": [c["card"] for c in detail["cards"]]}
+    if supervisor:
+        context["spot_totals"] = [{**row, "name": spot_name(row["spot"])} for row in round_spot_totals(rnd, spots)]
+        context["events"] = events
+    return render(request, "round.html", context)
 
 
 @never_cache

@@ -1,0 +1,25 @@
+// The player page's game information, mounted into the places templates/play.html leaves for it:
+// #stats-panel (the table's statistics), #my-history (a player's own rounds) and #fairness (a
+// virtual dealer's proof, added by partials/play_extras.html). The page tells these views what
+// happens through document events: "play:event" (each table stream event) and "play:personal"
+// (the player's own messages, bet.settled ...). See docs/PLAYER_PAGE.md.
+
+import { client, pageToken } from "../../api.js";
+import { mountFairness } from "./fairness.js";
+import { mountHistory } from "./history.js";
+import { mountStats } from "./stats.js";
+
+const root = document.getElementById("play-extras");
+if (root) {
+  const table = Number(root.dataset.table);
+  const api = client({ token: pageToken("play-extras-token") });
+  const on = (name, handle) => document.addEventListener(name, (e) => handle(e.detail || {}));
+  const rules = document.getElementById("rules-link");
+  if (rules && !rules.getAttribute("href")) rules.setAttribute("href", root.dataset.rules);
+  const stats = document.getElementById("stats-panel");
+  if (stats) mountStats(stats, { api, table, on });
+  const history = document.getElementById("my-history");
+  if (history && root.dataset.player === "1") mountHistory(history, { api, on });
+  const fairness = document.getElementById("fairness");
+  if (fairness) mountFairness(fairness, { api, table, on });
+}

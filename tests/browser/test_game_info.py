@@ -1,0 +1,278 @@
+"""The game information around the player page, in a real browser against the real ASGI server:
+the rules page from the "?" link, the statistics panel, "My history" and the round page, and the
+fairness check of a virtual dealer's round.
+
+The studio runs under uvicorn on the test database (tests/servers.py), as for tests/browser/test_play.py;
+rounds are dealt through its HTTP API (or by the virtual dealer inside it), so settlement and every
+broadcast happen in that server. The player page tells the game information what happened through
+document events ("play:event" with each table stream event, "play:personal" with the player's own
+messages); `page_event` sends the one a test waits on as the page does, once the server has done it.
+Screenshots land in test-artifacts/<test name>/.
+"""
+from __future__ import annotations
+
+import re
+import time
+from decimal import Decimal
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from accounts.tokens import token_issue
+from bets.services import bet_place
+from tables.models import Round
+from tables.services import card_deal, round_close_betting, round_open
+
+from tests.servers import studio_server
+
+from .conftest import artifacts_dir
+
+pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+PORTS = range(8103, 8110)
+# Worked example 2 of RULES.md: joker K♠; Andar A♣ 8♦ J♥ K♦, Bahar Q♠ 7♣ 2♥: Andar wins on card 7.
+JOKER = "KS"
+DEAL = ["AC", "QS", "8D", "7C", "JH", "2H", "KD"]
+
+
+@pytest.fixture(autouse=True)
+def _patient_waits(request):
+    """A server, a browser and the test share a busy machine: Playwright's waits get more room."""
+    previous = getattr(expect, "_timeout", None)
+    expect.set_options(timeout=15_000)
+    for name in ("page", "phone_page"):
+        if name in request.fixturenames:
+            request.getfixturevalue(name).set_default_timeout(30_000)
+    yield
+    expect.set_options(timeout=previous)
+
+
+@pytest.fixture
+def _fast_passwords():
+    """The users log in on the uvicorn process, which checks passwords with the real hashers."""
+
+
+@pytest.fixture(scope="module")
+def studio_url(django_db_setup, request):
+    folder = Path(request.config.rootpath) / "test-artifacts" / "test_game_info-server"
+    with studio_server(ports=PORTS, log_dir=folder, name="gameinfo") as url:
+        yield url
+
+
+def log_in(page, url: str, username: str, password: str, then: str = "") -> None:
+    """Log in through the form (to `then`, or where the site sends that user)."""
+    page.goto(f"{url}/login/" + (f"?next={then}" if then else ""))
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    with page.expect_navigation():
+        page.locator("main button[type=submit]").click()
+    assert "/login/" not in page.url, f"logging in as {username} failed"
+
+
+class Api:
+    def __init__(self, url: str, user):
+        self.http = httpx.Client(base_url=url + "/api/", timeout=30,
+                                 headers={"Authorization": "Token " + token_issue(user=user).key})
+
+    def __call__(self, method: str, path: str, **kwargs) -> dict:
+        response = self.http.request(method, path, **kwargs)
+        assert response.status_code in (200, 201), response.text
+        return response.json()
+
+
+def deal_round(dealer: Api, table_id: int, cards=DEAL, bets=()) -> int:
+    """A whole round through the server: open, the players' bets, close, deal to the match."""
+    round_id = dealer("POST", f"tables/{table_id}/rounds/", json={"joker": JOKER})["id"]
+    for player, spot, amount in bets:
+        player("POST", f"rounds/{round_id}/bets/", json={"spot": spot, "amount": amount},
+               headers={"Idempotency-Key": f"gi-{round_id}-{spot}"})
+    dealer("POST", f"rounds/{round_id}/close-betting/")
+    for card in cards:
+        dealer("POST", f"rounds/{round_id}/cards/", json={"card": card})
+    return round_id
+
+
+def wait_for(predicate, timeout: float = 30.0):
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        assert time.monotonic() < deadline, "timed out waiting for the server"
+        time.sleep(0.1)
+    return value
+
+
+def settled(round_id: int) -> bool:
+    return Round.objects.filter(pk=round_id, status__in=[Round.Status.SETTLED, Round.Status.VOIDED]).exists()
+
+
+def page_event(page, name: str, detail: dict) -> None:
+    """What the player page dispatches for a stream event ("play:event") or a personal message ("play:personal")."""
+    page.evaluate("([name, detail]) => document.dispatchEvent(new CustomEvent(name, {detail}))", [name, detail])
+
+
+def open_play(page, url: str, table_id: int) -> None:
+    page.goto(f"{url}/play/tables/{table_id}/")
+    expect(page.locator("#stats-panel .gi-stats")).to_be_visible()
+
+
+def test_rules_page_from_the_question_mark_link(studio_url, page, phone_page, make_table, alice, accessible, shot):
+    table = make_table(name="Play chips", card_count_paytable="play", chip_unit=1, min_bet=10, max_bet=500)
+    log_in(page, studio_url, "alice", "pw-alice")
+    open_play(page, studio_url, table.pk)
+    page.locator("#rules-link").click()
+    expect(page).to_have_url(re.compile(rf"/play/tables/{table.pk}/rules/$"))
+    expect(page.get_by_role("heading", level=1)).to_have_text("Rules of Play chips")
+    andar = page.get_by_test_id("paytable").locator('tr[data-spot="andar"]')
+    expect(andar).to_contain_text("0.9:1")
+    expect(andar).to_contain_text("97.8511%")
+    expect(page.get_by_test_id("count-paytable").locator('tr[data-spot="count_41_49"]')).to_contain_text("119:1")
+    example = page.get_by_test_id("example-4")
+    expect(example).to_contain_text("it wins 87 and comes back as 112")
+    expect(example).to_contain_text("87.5 rounded down")
+    expect(example).to_contain_text("win 132 chips")
+    expect(example.locator(".card.match")).to_have_attribute("data-card", "KD")
+    accessible(page, "the rules page")
+    shot(page, "rules")
+    phone_page.goto(f"{studio_url}/play/tables/{table.pk}/rules/")
+    assert phone_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    accessible(phone_page, "the rules page on a phone")
+    shot(phone_page, "rules-phone")
+    assert page.js_errors == [] and phone_page.js_errors == []
+
+
+def test_statistics_after_some_finished_rounds(studio_url, page, table, dealer, accessible, shot):
+    staff = Api(studio_url, dealer)
+    deal_round(staff, table.pk)                                  # Andar, 7 cards
+    deal_round(staff, table.pk, cards=["2C", "KD"])              # Bahar, 2 cards
+    deal_round(staff, table.pk, cards=["KH"])                    # Andar, 1 card
+    open_play(page, studio_url, table.pk)                        # anyone may watch: no login
+    stats = page.locator("#stats-panel")
+    expect(stats.get_by_test_id("stats-rounds")).to_have_text("3 rounds counted")
+    beads = stats.locator(".bead:not(.empty)")
+    expect(beads).to_have_count(3)
+    assert beads.evaluate_all("els => els.map(e => e.className)") == ["bead andar", "bead bahar", "bead andar"]
+    expect(stats.get_by_test_id("wins-andar")).to_contain_text("2 wins")
+    expect(stats.get_by_test_id("streaks")).to_have_text("Andar 1, Bahar 1")
+    counts = stats.get_by_test_id("count-table")
+    expect(counts.locator("tbody tr").first).to_contain_text("1-5")
+    expect(counts.locator("tbody tr").first.locator("td").first).to_have_text("2")
+    accessible(page, "the statistics")
+    shot(page, "stats-3-rounds")
+
+    round_id = deal_round(staff, table.pk)
+    page_event(page, "play:event", {"type": "round.finished", "round": round_id, "table": table.pk, "winner": "andar"})
+    expect(stats.get_by_test_id("stats-rounds")).to_have_text("4 rounds counted")
+    expect(beads).to_have_count(4)
+    expect(stats.get_by_test_id("streaks")).to_have_text("Andar 2, Bahar 1")
+    stats.get_by_test_id("stats-last").select_option("50")
+    expect(stats.get_by_test_id("stats-last")).to_have_value("50")
+    shot(page, "stats-4-rounds")
+    assert page.js_errors == []
+
+
+def test_my_history_after_a_settled_and_a_voided_round_and_the_round_page(
+    studio_url, page, table, dealer, supervisor, alice, accessible, shot,
+):
+    # Fifty older rounds of Alice's (a match on the first card, 10 on Andar each), dealt in this
+    # process: the history's first page holds fifty, "More" brings the rest.
+    for n in range(50):
+        rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
+        bet_place(round_id=rnd.pk, player=alice, spot="andar", amount=Decimal(10), idempotency_key=f"old-{n}")
+        round_close_betting(round_id=rnd.pk, actor=dealer)
+        card_deal(round_id=rnd.pk, card="KD", actor=dealer)
+    staff, boss, player = Api(studio_url, dealer), Api(studio_url, supervisor), Api(studio_url, alice)
+    won = deal_round(staff, table.pk, bets=[(player, "andar", "50"), (player, "count_6_10", "25")])
+    wait_for(lambda: settled(won))
+    voided = staff("POST", f"tables/{table.pk}/rounds/", json={"joker": "QH"})["id"]
+    player("POST", f"rounds/{voided}/bets/", json={"spot": "bahar", "amount": "20"}, headers={"Idempotency-Key": "gi-void"})
+    incident = boss("POST", f"rounds/{voided}/incidents/", json={"kind": "equipment", "notes": "the shoe jammed"})
+    boss("POST", f"incidents/{incident['id']}/void/", json={"reason": "Shoe jammed: cards unreadable"})
+
+    log_in(page, studio_url, "alice", "pw-alice")
+    open_play(page, studio_url, table.pk)
+    history = page.locator("#my-history")
+    rounds = history.locator(".gi-round")
+    expect(rounds).to_have_count(50)
+    first, second = rounds.nth(0), rounds.nth(1)
+    expect(first).to_have_attribute("data-round", str(voided))
+    expect(first.get_by_test_id("history-void-reason")).to_contain_text("Shoe jammed: cards unreadable")
+    expect(second).to_have_attribute("data-round", str(won))
+    assert second.locator(".card").evaluate_all("els => els.map(e => e.dataset.card)") == [JOKER, *DEAL]
+    expect(second.get_by_test_id("history-net")).to_have_text("net +120")  # 45 on Andar, 75 on 6-10 (3:1)
+    accessible(page, "my history")
+    shot(page, "history")
+
+    history.get_by_test_id("history-more").click()
+    expect(rounds).to_have_count(52)
+    expect(history.get_by_test_id("history-more")).to_be_hidden()
+
+    # A new settlement refreshes the list (the page forwards the player's bet.settled).
+    latest = deal_round(staff, table.pk, cards=["KC"], bets=[(player, "andar", "10")])
+    wait_for(lambda: settled(latest))
+    page_event(page, "play:personal", {"type": "bet.settled", "round": latest})
+    expect(rounds.first).to_have_attribute("data-round", str(latest))
+
+    with page.expect_navigation():
+        history.locator(f'.gi-round[data-round="{won}"] a').click()
+    expect(page).to_have_url(f"{studio_url}/rounds/{won}/")
+    expect(page.get_by_test_id("round-result")).to_have_text("Andar wins on card 7.")
+    assert page.get_by_test_id("round-cards").locator(".card").evaluate_all("els => els.map(e => e.dataset.card)") == DEAL
+    expect(page.get_by_test_id("my-bets")).to_contain_text("Card count 6-10")
+    accessible(page, "the round page")
+    shot(page, "round-page")
+    page.goto(f"{studio_url}/rounds/{voided}/")
+    expect(page.get_by_test_id("round-result")).to_contain_text("Shoe jammed: cards unreadable")
+    shot(page, "round-page-voided")
+    assert page.js_errors == []
+
+
+@pytest.fixture
+def virtual_url(transactional_db, request):
+    """A server of its own with the virtual dealer running inside it."""
+    with studio_server(ports=PORTS, log_dir=artifacts_dir(request), name="gameinfo-virtual", VIRTUAL_DEALER_THREAD="1") as url:
+        yield url
+
+
+def test_verify_a_virtual_dealers_round(virtual_url, page, phone_page, make_table, supervisor, accessible, shot):
+    table = make_table(name="Virtual table", virtual_dealer=True, betting_seconds=3, deal_interval_ms=50, round_gap_ms=600_000)
+    rnd = wait_for(lambda: Round.objects.filter(table=table, status=Round.Status.BETTING).first())
+    open_play(page, virtual_url, table.pk)
+    fairness = page.locator("#fairness")
+    expect(fairness.get_by_test_id("fair-commitment")).to_have_text(rnd.commitment)  # before the deal
+    expect(fairness.get_by_test_id("fair-revealed")).to_have_count(0)
+    accessible(page, "the fairness panel while betting")
+    shot(page, "fairness-betting")
+
+    wait_for(lambda: settled(rnd.pk))
+    page_event(page, "play:event", {"type": "round.finished", "round": rnd.pk, "table": table.pk})
+    revealed = fairness.get_by_test_id("fair-revealed")
+    expect(revealed).to_have_attribute("data-round", str(rnd.pk))
+    rnd.refresh_from_db()
+    expect(revealed).to_contain_text(rnd.salt)
+    fairness.get_by_test_id("fair-verify").click()
+    expect(fairness.get_by_test_id("fair-result")).to_contain_text("Verified")
+    accessible(page, "the fairness panel, verified")
+    shot(page, "fairness-verified")
+
+    # The round's own page has the proof too (a supervisor's, on a phone).
+    log_in(phone_page, virtual_url, "supervisor", "pw-supervisor", then=f"/rounds/{rnd.pk}/")
+    expect(phone_page).to_have_url(f"{virtual_url}/rounds/{rnd.pk}/")
+    expect(phone_page.get_by_test_id("commitment")).to_have_text(rnd.commitment)
+    phone_page.get_by_test_id("verify").click()
+    expect(phone_page.get_by_test_id("verify-result")).to_have_attribute("data-ok", "true")
+    expect(phone_page.get_by_test_id("verify-result")).to_contain_text("Verified")
+    assert phone_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    accessible(phone_page, "a virtual round's page, verified")
+    shot(phone_page, "round-page-verified-phone")
+
+    # A pack that is not the one committed to: two cards the deal never reached change places.
+    codes = rnd.pack.split(",")
+    codes[50], codes[51] = codes[51], codes[50]
+    Round.objects.filter(pk=rnd.pk).update(pack=",".join(codes))
+    page.reload()
+    fairness.get_by_test_id("fair-verify").click()
+    expect(fairness.get_by_test_id("fair-result")).to_contain_text("Does not match")
+    expect(fairness.get_by_test_id("fair-result")).to_contain_text("do not give the published commitment")
+    shot(page, "fairness-does-not-match")
+    assert page.js_errors == [] and phone_page.js_errors == []
