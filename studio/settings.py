@@ -62,7 +62,7 @@ MIDDLEWARE = [
     "studio.middleware.refuse_nul_bytes",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "csp.middleware.CSPMiddleware",
-    "django.middleware.locale.LocaleMiddleware",  # the page's language: cookie, then Accept-Language
+    "web.language.PageLocaleMiddleware",  # the page's language: cookie, then Accept-Language (the API: English)
     "web.language.language_from_query",  # ?lang=hi: that language now, and remembered in the cookie
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

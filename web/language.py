@@ -1,17 +1,38 @@
-"""The page's language from `?lang=`: a link can open a page in a language (a launch from an
+"""The pages' language; the API's is always English (its messages are for programs, with stable codes).
+
+`?lang=`: a link can open a page in a language (a launch from an
 operator's site, a shared rules page). A language the studio offers is used for this request and
 remembered in Django's language cookie, as the switcher (Django's set_language view) remembers it;
 anything else is ignored and the usual choice (cookie, then Accept-Language) stands."""
 from django.conf import settings
+from django.middleware.locale import LocaleMiddleware
 from django.utils import translation
 
 OFFERED = {code for code, _name in settings.LANGUAGES}
+API = "/api/"
+
+
+class PageLocaleMiddleware(LocaleMiddleware):
+    """Django's LocaleMiddleware for the pages. An API request stays in LANGUAGE_CODE, so DRF's own
+    messages are not translated, and its answer does not vary by Accept-Language."""
+
+    def process_request(self, request):
+        if request.path_info.startswith(API):
+            translation.activate(settings.LANGUAGE_CODE)
+            request.LANGUAGE_CODE = settings.LANGUAGE_CODE
+            return None
+        return super().process_request(request)
+
+    def process_response(self, request, response):
+        if request.path_info.startswith(API):
+            return response
+        return super().process_response(request, response)
 
 
 def language_from_query(get_response):
     def middleware(request):
         wanted = request.GET.get("lang", "")
-        if wanted not in OFFERED:
+        if wanted not in OFFERED or request.path_info.startswith(API):
             return get_response(request)
         translation.activate(wanted)
         request.LANGUAGE_CODE = wanted

@@ -57,3 +57,10 @@ def test_javascript_catalogue_follows_the_language():
     assert "django" in client.get("/jsi18n/?lang=ne").content.decode()
     response = client.get("/jsi18n/", HTTP_ACCEPT_LANGUAGE="ja")
     assert response.status_code == 200 and response["Content-Type"].startswith("text/javascript")
+
+
+def test_api_answers_do_not_vary_by_language(anon_api):
+    response = anon_api.post("/api/auth/token/", {}, format="json", HTTP_ACCEPT_LANGUAGE="hi")
+    assert response.status_code == 400
+    assert "Accept-Language" not in response.get("Vary", "")
+    assert all(text.isascii() for errors in response.json()["fields"].values() for text in errors)
