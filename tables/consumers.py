@@ -263,7 +263,10 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         except (ValueError, RecursionError):  # malformed or nested too deeply: ignored
             return
         if isinstance(content, dict) and content.get("type") == "ping":
-            self._write('{"type":"pong"}')  # behind whatever is queued for this watcher
+            # behind whatever is queued for this watcher; `seq`: the last table event it was sent
+            # (null before the snapshot), so a client can tell it missed one without a database read
+            seq = "null" if self.next_seq is None else str(self.next_seq - 1)
+            self._write('{"type":"pong","seq":' + seq + "}")
             await write_queued([self])
 
     # --- delivery: the hub calls deliver() for every message of a joined group ---

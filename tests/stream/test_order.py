@@ -74,11 +74,18 @@ async def test_events_already_in_the_snapshot_and_duplicates_are_not_sent_again(
     assert got == [11, 12]
 
 
-async def test_a_ping_gets_a_pong(table_at_10):
+async def test_a_ping_gets_a_pong_with_the_last_seq_the_watcher_was_sent(table_at_10):
     watcher = await _watch(table_at_10)
     try:
         await watcher.comm.send_to(text_data=json.dumps({"type": "ping"}))
-        assert (await watcher.next(2)) == {"type": "pong"}
+        assert (await watcher.next(2)) == {"type": "pong", "seq": 10}  # the snapshot's
+        await _publish(table_at_10.pk, 11, 12)
+        assert [(await watcher.next(1))["seq"] for _ in range(2)] == [11, 12]
+        await watcher.comm.send_to(text_data=json.dumps({"type": "ping"}))
+        assert (await watcher.next(2)) == {"type": "pong", "seq": 12}
+        await _publish(table_at_10.pk, 14)  # 13 is late: 14 is held, and the pong says 12 still
+        await watcher.comm.send_to(text_data=json.dumps({"type": "ping"}))
+        assert (await watcher.next(2)) == {"type": "pong", "seq": 12}
     finally:
         await watcher.close()
 
