@@ -5,7 +5,7 @@ from django.utils import timezone
 
 from engine import CONFIG_KEYS, Deal, TableConfig, offered_spots, parse_card, payout_table, winning_spots
 
-from .models import DealtCard, Round, Table
+from .models import DealtCard, Round, RoundEvent, Table
 
 
 def round_config(rnd: Round) -> TableConfig:
@@ -65,12 +65,19 @@ def round_detail(rnd: Round) -> dict:
         "spots": round_spots(rnd),
         "settings": rnd.settings,
         "dealer": rnd.dealer.username if rnd.dealer_id else None,
+        "void_reason": round_void_reason(rnd) if rnd.status == Round.Status.VOIDED else None,
     }
     if rnd.status == Round.Status.SETTLED:
         data["totals"] = round_totals(rnd)
     if rnd.commitment:
         data["fairness"] = round_fairness(rnd)
     return data
+
+
+def round_void_reason(rnd: Round) -> str:
+    """Why the supervisor voided the round, as they wrote it (players read it on the felt)."""
+    data = RoundEvent.objects.filter(round=rnd, to_status=Round.Status.VOIDED).order_by("-id").values_list("data", flat=True).first()
+    return (data or {}).get("reason", "")
 
 
 OVER = (Round.Status.FINISHED, Round.Status.SETTLED, Round.Status.VOIDED)

@@ -125,6 +125,7 @@ class RoundSerializer(serializers.Serializer):
     spots = serializers.ListField(child=serializers.DictField())
     settings = serializers.DictField()
     dealer = serializers.CharField(allow_null=True)
+    void_reason = serializers.CharField(allow_null=True, help_text="A voided round: why the supervisor voided it; null otherwise.")
     totals = serializers.DictField(required=False)
     fairness = serializers.DictField(required=False, help_text="Virtual dealer: commitment; salt and pack once the round is over.")
 

@@ -334,3 +334,15 @@ def test_a_resume_racing_a_void_one_wins_the_other_is_refused_whole(dealer, supe
 
 def incident_status(incident) -> str:
     return Incident.objects.values_list("status", flat=True).get(pk=incident.pk)
+
+
+@pytest.mark.django_db
+def test_a_voided_round_says_why_in_its_detail_and_the_stream_snapshot(dealer, supervisor_api, anon_api, alice, table):
+    rnd = open_round(table, dealer, "KS")
+    place(alice, rnd, "andar", 50)
+    assert anon_api.get(f"/api/rounds/{rnd.pk}/").json()["void_reason"] is None
+    incident = raise_incident(rnd, dealer, "equipment", "shoe fault")
+    assert void(supervisor_api, incident, "shoe cannot be fixed").status_code == 200
+    assert anon_api.get(f"/api/rounds/{rnd.pk}/").json()["void_reason"] == "shoe cannot be fixed"
+    snapshot = anon_api.get(f"/api/tables/{table.pk}/stream-snapshot/").json()
+    assert (snapshot["round"]["status"], snapshot["round"]["void_reason"]) == ("voided", "shoe cannot be fixed")
