@@ -46,11 +46,12 @@ export class Sequencer {
  * LiveSocket: keeps a WebSocket to `url` open. States: "connecting", "live", "offline" (with the
  * delay before the next try), "gone" (the server closed with 4404: no such table). It sends
  * {"type":"ping"} every pingMs; two pings without any message back count as a dead stream, which
- * is closed and reconnected. The browser's offline event does the same at once.
+ * is closed and reconnected. The browser's offline event does the same at once. onPong(pong), if
+ * given, gets each pong ({"type":"pong","seq":N}: the last table event the server sent this socket).
  */
 export class LiveSocket {
-  constructor(url, { onMessage, onState, pingMs = 15000, WebSocketImpl = globalThis.WebSocket, random = Math.random, win = globalThis.window } = {}) {
-    Object.assign(this, { url, onMessage, onState, pingMs, WebSocketImpl, random, win });
+  constructor(url, { onMessage, onState, onPong, pingMs = 15000, WebSocketImpl = globalThis.WebSocket, random = Math.random, win = globalThis.window } = {}) {
+    Object.assign(this, { url, onMessage, onState, onPong, pingMs, WebSocketImpl, random, win });
     this.ws = null; this.retries = 0; this.timer = null; this.pinger = null; this.unanswered = 0; this.closed = false;
     if (win && win.addEventListener) {
       win.addEventListener("online", () => this.now());
@@ -69,7 +70,7 @@ export class LiveSocket {
       if (this.ws !== ws) return;
       this.unanswered = 0;
       let m; try { m = JSON.parse(e.data); } catch { return; }
-      if (m && m.type === "pong") return;
+      if (m && m.type === "pong") { if (this.onPong) this.onPong(m); return; } // {seq}: the last table event sent
       this.onMessage && this.onMessage(m);
     };
     ws.onclose = (e) => { if (this.ws === ws) this.lost(e.code); };

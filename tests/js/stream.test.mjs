@@ -74,6 +74,23 @@ test("a silent socket is declared dead after two unanswered pings and reconnecte
   }
 });
 
+test("a pong goes to onPong, not to onMessage", () => {
+  mock.timers.enable({ apis: ["setInterval", "setTimeout"] });
+  try {
+    FakeSocket.all = [];
+    const pongs = [], got = [];
+    const live = new LiveSocket("ws://x/", { onMessage: (m) => got.push(m), onPong: (m) => pongs.push(m),
+      WebSocketImpl: FakeSocket, win: null }).open();
+    FakeSocket.all[0].open();
+    FakeSocket.all[0].message({ type: "pong", seq: 7 });
+    assert.deepEqual(pongs, [{ type: "pong", seq: 7 }]);
+    assert.deepEqual(got, []);
+    live.close();
+  } finally {
+    mock.timers.reset();
+  }
+});
+
 test("4404 means the table is gone: no reconnect", () => {
   mock.timers.enable({ apis: ["setInterval", "setTimeout"] });
   try {
