@@ -87,7 +87,7 @@ export function applyEvent(S, e, now) {
         r.cards.push({ position: e.position, side: e.side, card: e.card });
         r.cards.sort((a, b) => a.position - b.position);
         r.cards_dealt = Math.max(r.cards_dealt, e.position);
-        r.next_side = e.side === "andar" ? "bahar" : "andar"; // the server's next_side follows, with the snapshot
+        r.next_side = e.next_side || null; // the server's
         if (r.status === "betting") { r.status = "dealing"; S.deadline = null; }
         out.say = { key: "card", card: e.card, side: e.side, position: e.position };
       }

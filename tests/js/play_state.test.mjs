@@ -1,0 +1,97 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  addBet, applyEvent, applyPersonal, applySnapshot, catchUp, newState, openBets, phaseOf, stakes,
+} from "../../static/js/pages/play/state.js";
+import { chipKey, chipValues } from "../../static/js/pages/play/betting.js";
+import { spotName, spoken, correctionLine } from "../../static/js/pages/play/words.js";
+
+const TABLE = { id: 8, chip_unit: "1.00", min_bet: "10.00", max_bet: "500.00", betting_seconds: 15 };
+const SPOTS = [{ spot: "andar", pays: "0.9:1" }, { spot: "bahar", pays: "1:1" }, { spot: "count_6_10", pays: "3.5:1" }];
+
+function opened(S, now = 0) {
+  applySnapshot(S, { seq: 1, table: TABLE, round: null, history: [] }, now);
+  applyEvent(S, { type: "round.opened", seq: 2, round: 7, at: "2026-12-01T10:00:00Z", closes_at: "2026-12-01T10:00:15Z",
+    joker: "KS", first_side: "andar", betting_seconds: 15, spots: SPOTS }, now);
+}
+
+test("a round opens with the server's spots and a countdown on the page's clock", () => {
+  const S = newState();
+  opened(S, 1000);
+  assert.equal(phaseOf(S, 1000), "betting");
+  assert.equal(phaseOf(S, 16001), "closing");
+  assert.deepEqual(S.round.spots, SPOTS);
+});
+
+test("cards, the result and the winning spots are the server's, as sent", () => {
+  const S = newState();
+  opened(S);
+  const said = applyEvent(S, { type: "card.dealt", seq: 3, round: 7, position: 1, side: "andar", card: "AC", next_side: "bahar" }, 0).say;
+  assert.equal(spoken(said), "Card 1: Ace of clubs to Andar.");
+  assert.equal(S.round.next_side, "bahar");
+  applyEvent(S, { type: "card.dealt", seq: 4, round: 7, position: 2, side: "bahar", card: "KD", next_side: null }, 0);
+  assert.equal(S.round.next_side, null); // no alternation worked out here
+  applyEvent(S, { type: "round.finished", seq: 5, round: 7, winner: "bahar", cards_dealt: 2, match: "KD", winning_spots: ["bahar", "count_1_5"] }, 0);
+  assert.deepEqual(S.round.winning_spots, ["bahar", "count_1_5"]);
+  assert.deepEqual(S.history[0], { id: 7, winner: "bahar", cards_dealt: 2, joker: "KS" });
+});
+
+test("a bet counts once, whichever report comes first, and bet.settled carries staked, returned and net", () => {
+  const S = newState();
+  opened(S);
+  assert.equal(addBet(S, { id: 1, round: 7, spot: "andar", amount: "50.00", balance: "950.00" }), true);
+  applyPersonal(S, { type: "bet.placed", round: 7, bet: 1, spot: "andar", amount: "50.00", balance: "940.00" }); // older news
+  assert.equal(S.balance, "950.00");
+  assert.deepEqual(stakes(S), { andar: 5000n });
+  applyPersonal(S, { type: "bet.settled", round: 7, bets: [{ bet: 1, spot: "andar", amount: "50.00", status: "won", payout: "95.00" }],
+    payout: "95.00", balance: "1045.00", staked: "50.00", returned: "95.00", net: "45.00" });
+  assert.deepEqual(S.result, { round: 7, staked: "50.00", returned: "95.00", net: "45.00" });
+  assert.equal(openBets(S).length, 0);
+});
+
+test("a correction is kept as a notice and asks for the snapshot", () => {
+  const S = newState();
+  opened(S);
+  const out = applyEvent(S, { type: "round.corrected", seq: 3, round: 7, cards: [{ position: 1, side: "andar", card: "9S" }],
+    winner: null, action: "replace", position: 1, before: "QS", after: "9S" }, 0);
+  assert.equal(out.snapshot, true);
+  assert.deepEqual(S.round.cards, [{ position: 1, side: "andar", card: "9S" }]);
+  assert.equal(correctionLine(S.notice), "Card 1 was corrected: Queen of spades is now 9 of spades.");
+});
+
+test("a void keeps its reason, from the event or from the snapshot", () => {
+  const S = newState();
+  opened(S);
+  applyEvent(S, { type: "round.voided", seq: 3, round: 7, reason: "shoe fault", bets: 1, refunded: "50.00" }, 0);
+  assert.deepEqual(S.notice, { kind: "voided", reason: "shoe fault" });
+  const T = newState();
+  applySnapshot(T, { seq: 3, table: TABLE, history: [], round: { id: 7, status: "voided", joker: "KS", cards: [], void_reason: "shoe fault" } }, 0);
+  assert.equal(T.round.void_reason, "shoe fault");
+});
+
+test("catching up: the current round's figures, and a missed result of this table newer than the one shown", () => {
+  const S = newState();
+  applySnapshot(S, { seq: 9, table: TABLE, history: [], round: { id: 12, status: "betting", joker: "2C", cards: [], betting_left_ms: 5000 } }, 0);
+  const rows = [
+    { round: 13, table: 9, status: "settled", returned: "0.00", net: "-10.00", staked: "10.00" }, // another table
+    { round: 11, table: 8, status: "settled", winner: "andar", staked: "50.00", returned: "95.00", net: "45.00" },
+    { round: 10, table: 8, status: "settled", winner: "bahar", staked: "50.00", returned: "0.00", net: "-50.00" },
+  ];
+  assert.equal(catchUp(S, rows, 8, 11), null); // already shown
+  assert.equal(catchUp(S, rows, 8, 10).round, 11);
+  assert.equal(S.away.net, "45.00");
+});
+
+test("chips: the table's denominations between its limits; arrow keys wrap around the group", () => {
+  assert.deepEqual(chipValues(TABLE), [1000n, 2500n, 5000n, 10000n, 25000n, 50000n]);
+  assert.deepEqual(chipValues({ chip_unit: "0.50", min_bet: "2.50", max_bet: "20.00" }), [250n, 500n, 1000n]);
+  assert.equal(chipKey("ArrowRight", 5, 6), 0);
+  assert.equal(chipKey("ArrowLeft", 0, 6), 5);
+  assert.equal(chipKey("Home", 3, 6), 0);
+  assert.equal(chipKey("a", 3, 6), null);
+});
+
+test("spot names", () => {
+  assert.equal(spotName("count_6_10"), "6–10 cards");
+  assert.equal(spotName("first_three"), "First 3");
+});
