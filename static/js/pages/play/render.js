@@ -254,6 +254,7 @@ function renderHistory(S) {
   const key = S.history.map((h) => h.id).join(",");
   if (box.dataset.key === key) return;
   box.dataset.key = key;
+  if (S.history.length) box.setAttribute("role", "list"); else box.removeAttribute("role");
   box.innerHTML = S.history.length ? S.history.map((h) => html`<span class="bead ${h.winner}" role="listitem" aria-label="${
     format(gettext("Round #%(id)s: %(result)s"), { id: h.id, result: winsLine(h.winner, h.cards_dealt) })}" title="${
     format(gettext("Round #%(id)s: %(result)s"), { id: h.id, result: winsLine(h.winner, h.cards_dealt) })}"><span aria-hidden="true">${
