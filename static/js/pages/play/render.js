@@ -9,7 +9,7 @@ import { format, gettext, locale, pgettext } from "../../i18n.js";
 import { cents, money } from "../../money.js";
 import { openBets, phaseOf, stakes } from "./state.js";
 import {
-  cardsCount, correctionLine, countRange, nextCardLine, shortCard, sideName, spotName, voidLine, winsLine,
+  cardsCount, correctionLine, countRange, nextCardLine, shortCard, spotName, voidLine, winsLine,
 } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -229,7 +229,7 @@ function awayHTML(a) {
       <div>${format(gettext("Your %(amount)s is back in your balance."), { amount: money(a.returned, loc) })}</div>`;
   }
   return html`<strong>${format(gettext("While you were away: round #%(id)s"), { id: a.round })}</strong>
-    <div>${a.winner ? sideName(a.winner) : ""} <span class="net">${money(a.net, loc, { signed: true })}</span></div>
+    <div>${a.winner === "andar" ? gettext("Andar won.") : a.winner === "bahar" ? gettext("Bahar won.") : ""} ${gettext("Your result:")} <span class="net">${money(a.net, loc, { signed: true })}</span></div>
     <div class="muted">${format(gettext("Staked %(staked)s · returned %(returned)s"), { staked: money(a.staked, loc), returned: money(a.returned, loc) })}</div>`;
 }
 
