@@ -329,6 +329,7 @@ def test_chips_are_a_radio_group_and_double_clear_undo_repeat_sit_with_them(
     expect(page.get_by_test_id("balance")).to_have_text("930")
     # Over the table's limit (500 a round): the server refuses, and its message covers no bet button.
     bet(page, "250", "count_1_5")
+    expect(page.get_by_test_id("balance")).to_have_text("680")
     bet(page, "250", "count_11_15")
     toast = page.get_by_test_id("error")
     expect(toast).to_be_visible()
@@ -361,6 +362,7 @@ def test_phone_layout_fits_the_screen(studio_url, studio_dealer, phone_page, pla
         box = phone_page.get_by_test_id(test_id).bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, test_id
     # On the first screen without scrolling: the joker, both main spots, and the chips.
+    phone_page.locator("#joker .card").evaluate("el => Promise.all(el.getAnimations().map((a) => a.finished))")  # dealt in
     for selector in ("#joker .card", "[data-testid=spot-andar]", "[data-testid=spot-bahar]", "#rack"):
         assert inside(phone_page.locator(selector).bounding_box(), phone_page.viewport_size), selector
     spot = phone_page.get_by_test_id("spot-andar").bounding_box()
@@ -448,6 +450,7 @@ def test_a_corrected_card_and_a_void_are_said_on_the_felt(
     open_table(page, studio_url, play_table.pk)
     round_id = dealer_api.open(play_table.pk, JOKER)
     bet(page, "10", "first_three")
+    expect(page.get_by_test_id("balance")).to_have_text("990")  # the bet is in before betting closes
     dealer_api.close(round_id)
     for card in DEAL:
         dealer_api.deal(round_id, card)
