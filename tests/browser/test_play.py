@@ -416,6 +416,8 @@ def test_a_player_offline_during_a_round_sees_its_result_on_coming_back(
     expect(connection).to_have_attribute("data-state", "offline")
     expect(connection).to_contain_text("Reconnecting")
     expect(page.locator(".felt-offline")).to_be_visible()
+    expect(page.get_by_test_id("spot-andar")).to_be_disabled()  # a bet could not reach the studio now
+    expect(page.get_by_test_id("take-back")).to_have_count(0)
     dealer_api.close(round_id)
     for card in DEAL:
         dealer_api.deal(round_id, card)

@@ -125,6 +125,7 @@ function setConn(state, delay) {
     offline: format(gettext("Reconnecting in %(n)s s…"), { n: Math.max(1, Math.round((delay || 0) / 1000)) }),
   }[state];
   el.querySelector("span").textContent = text;
+  redraw();
 }
 
 /* ---- What the snapshot does not carry: the balance, my bets of the round, my results ---- */

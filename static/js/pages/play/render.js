@@ -29,6 +29,7 @@ export function chipLabel(c) {
 export function render(S, { root, token, now }) {
   const r = S.round;
   const phase = phaseOf(S, now);
+  const canBet = phase === "betting" && root.dataset.conn === "live"; // offline, a bet could not reach the studio
   root.dataset.phase = phase;
   const label = $("round-label");
   const text = r ? format(gettext("Round #%(id)s · joker %(joker)s"), { id: r.id, joker: shortCard(r.joker) })
@@ -37,12 +38,12 @@ export function render(S, { root, token, now }) {
   renderFelt(S, r);
   renderStatus(S, r, phase, now);
   renderNotice(S);
-  renderBoard(S, r, phase, token);
-  renderMine(S, r, phase);
+  renderBoard(S, r, canBet, token);
+  renderMine(S, r, canBet);
   renderHistory(S);
   renderInfo(S);
   renderBalance(S);
-  renderRack(S, phase);
+  renderRack(S, canBet);
 }
 
 function renderFelt(S, r) {
@@ -144,7 +145,7 @@ export function tick(S, now) {
   clock.classList.toggle("hurry", left <= 4000);
 }
 
-function renderBoard(S, r, phase, token) {
+function renderBoard(S, r, canBet, token) {
   const spots = r ? r.spots || [] : S.idleSpots || [];
   const key = spots.map((s) => s.spot + "=" + s.pays).join("|");
   const mains = $("mains"), sides = $("sides"), counts = $("counts");
@@ -178,7 +179,7 @@ function renderBoard(S, r, phase, token) {
   const mine = stakes(S);
   document.querySelectorAll("#board .spot").forEach((b) => {
     const spot = b.dataset.spot;
-    b.disabled = !token || phase !== "betting";
+    b.disabled = !token || !canBet;
     b.classList.toggle("won", won.has(spot));
     const stake = mine[spot] || 0n;
     const stack = b.querySelector(".stack");
@@ -193,7 +194,7 @@ function renderBoard(S, r, phase, token) {
   });
 }
 
-function renderMine(S, r, phase) {
+function renderMine(S, r, canBet) {
   const list = $("mybets");
   if (!list) return;
   const loc = locale();
@@ -202,7 +203,7 @@ function renderMine(S, r, phase) {
     const status = b.status || "open";
     const result = status === "won" ? format(gettext("won, %(amount)s back"), { amount: money(b.payout, loc) })
       : status === "lost" ? gettext("lost") : status === "refunded" ? gettext("refunded") : "";
-    const back = phase === "betting" && status === "open"
+    const back = canBet && status === "open"
       ? html`<button type="button" class="secondary" data-testid="take-back" data-bet="${b.id}" aria-label="${format(gettext("Take back %(amount)s on %(spot)s"), { amount: money(amount, loc), spot: spotName(b.spot) })}">${gettext("Take back")}</button>` : "";
     return html`<li class="${status}"><span class="chip mini ${chipClass(amount)}" aria-hidden="true">${chipLabel(amount)}</span><span class="what">${spotName(b.spot)} ${money(amount, loc)}${result ? " · " + result : ""}</span>${back}</li>`;
   });
@@ -273,7 +274,7 @@ function renderBalance(S) {
   }
 }
 
-function renderRack(S, phase) {
+function renderRack(S, open) {
   const chips = $("chips");
   if (!chips) return;
   chips.querySelectorAll(".chip").forEach((c) => {
@@ -281,7 +282,6 @@ function renderRack(S, phase) {
     c.setAttribute("aria-checked", String(on));
     c.tabIndex = on ? 0 : -1;
   });
-  const open = phase === "betting";
   const mine = openBets(S).length > 0;
   $("undo").disabled = !open || !mine;
   $("clear").disabled = !open || !mine;
