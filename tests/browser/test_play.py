@@ -257,6 +257,8 @@ def test_player_bets_watches_the_deal_and_sees_the_result_and_balance(
     # The board marks what the server says won: Andar, the 6-10 box, and First 3 (K♠ A♣ Q♠ is a straight).
     assert won_spots(page) == set(dealer_api.round(round_id)["winning_spots"]) & set(SPOTS) == {"andar", "count_6_10", "first_three"}
     expect(page.get_by_test_id("history").locator(".bead").first).to_have_text("A7")
+    expect(page.locator("#stats-panel")).to_contain_text("1 round counted")  # the statistics heard play:event
+    assert page.evaluate("document.documentElement.scrollWidth") <= DESKTOP["width"]  # nothing wider than the screen
     accessible(page, "result (desktop)")
     shot(page, "03-result")
 
