@@ -552,3 +552,18 @@ def test_page_recovers_a_missed_event_and_a_lost_connection(studio_url, studio_d
     assert cards(page, "andar") == ["AC", "8D", "JH", "KD"] and cards(page, "bahar") == ["QS", "7C", "2H"]
     shot(page, "02-result-after-recovery")
     assert page.js_errors == []
+
+
+def test_the_page_is_light_and_asks_no_other_host(studio_url, studio_dealer, page, play_table, alice, login):
+    """A cold load (no cache) of a player's page stays under 150 KB even uncompressed, every request to the studio."""
+    login(page, studio_url, "alice", "pw-alice")
+    studio_dealer.open(play_table.pk, JOKER)
+    page.route("**/*", lambda route: route.continue_())  # with routing on, Playwright uses no HTTP cache
+    sizes: dict[str, int] = {}
+    page.on("response", lambda r: sizes.__setitem__(r.url, len(r.body())) if r.ok and r.request.resource_type != "websocket" else None)
+    open_table(page, studio_url, play_table.pk)
+    expect(page.get_by_test_id("balance")).to_have_text("1,000")
+    page.wait_for_load_state("networkidle")
+    assert all(url.startswith(studio_url) for url in sizes), list(sizes)
+    assert any("/static/js/pages/play/main" in url for url in sizes), list(sizes)  # cold: the modules came
+    assert sum(sizes.values()) < 150_000, sorted(sizes.items(), key=lambda kv: -kv[1])[:8]
