@@ -83,11 +83,11 @@ export function statsHTML(s, last) {
     <h3 class="gi-sub">${gettext("Cards dealt per round: observed and expected")}</h3>
     ${rows.length ? raw(chartSVG(rows)) : ""}
     <p class="gi-legend" aria-hidden="true"><span class="key obs"></span>${gettext("observed")} <span class="key exp"></span>${gettext("expected")}</p>
-    <table class="sr-only" data-testid="count-table">
+    <div class="sr-only"><table data-testid="count-table">
       <caption>${gettext("Card-count boxes: rounds observed and expected")}</caption>
       <thead><tr><th scope="col">${gettext("Cards dealt")}</th><th scope="col">${gettext("Observed")}</th><th scope="col">${gettext("Expected")}</th></tr></thead>
       <tbody>${rows.map((b) => html`<tr><th scope="row">${b.box}</th><td>${b.observed}</td><td>${b.expected}</td></tr>`)}</tbody>
-    </table>`;
+    </table></div>`;
 }
 
 /** Fills the #stats-panel section (after its h2) and keeps it current. */
