@@ -5,6 +5,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.authentication import SessionAuthentication
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -44,11 +45,20 @@ class LedgerQuery(serializers.Serializer):
     player = serializers.CharField(required=False, max_length=150, help_text="Supervisors: another player's ledger (a username).")
 
 
+class MyRoundsPages(PageNumberPagination):
+    """50 rounds a page; ?page_size=N (1 to 100) for fewer or more: the player page's catch-up
+    after a reconnect reads only the newest few."""
+
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
 class MyRoundsView(generics.ListAPIView):
     """Your rounds, newest first: the joker, the cards in order, your bets, what came back, the net
-    (bets/history.py). Paginated."""
+    (bets/history.py). Paginated (`?page=`, `?page_size=` up to 100)."""
 
     serializer_class = MyRoundSerializer
+    pagination_class = MyRoundsPages
     permission_classes = [IsAuthenticated]
 
     def get_queryset(self):

@@ -74,5 +74,8 @@ def test_pages_and_who_may_ask(alice_api, anon_api, dealer_api, table):
     body = alice_api.get("/api/me/rounds/?page=1").json()
     assert body["count"] == 3 and [r["round"] for r in body["results"]] == ids[::-1]
     assert alice_api.get("/api/me/rounds/?page=9").status_code == 404
+    newest = alice_api.get("/api/me/rounds/?page_size=1").json()
+    assert [r["round"] for r in newest["results"]] == ids[-1:] and newest["next"]
+    assert len(alice_api.get("/api/me/rounds/?page_size=1000").json()["results"]) == 3  # capped at 100, not refused
     assert anon_api.get("/api/me/rounds/").status_code == 401
     assert dealer_api.get("/api/me/rounds/").json()["results"] == []  # no bets of their own

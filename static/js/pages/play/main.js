@@ -137,7 +137,7 @@ async function refreshMine() {
     const [me, mine, rounds] = await Promise.all([
       api("GET", "me/"),
       roundId ? api("GET", `rounds/${roundId}/bets/`) : null,
-      api("GET", "me/rounds/"),
+      api("GET", "me/rounds/?page_size=10"),
     ]);
     S.balance = me.balance;
     if (mine && S.round && S.round.id === roundId) {
