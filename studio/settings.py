@@ -174,6 +174,7 @@ LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
 LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
 USE_I18N = True
+FORMAT_MODULE_PATH = ["studio.formats"]  # the digit grouping Django leaves out for vi, hi and ne
 USE_TZ = True
 # Static files (the admin's, Swagger UI's, the browsable API's) are served by WhiteNoise from
 # STATIC_ROOT, filled by `manage.py collectstatic` (scripts/serve.py and the web unit run it): each

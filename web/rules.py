@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
+from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
@@ -52,13 +53,20 @@ def side_name(side: str | None) -> str:
     return str(SIDE_NAMES[side]) if side in SIDE_NAMES else ""
 
 
+def local(text: str) -> str:
+    """An exact decimal text (the engine's "97.8511", "10000") as the reader's language writes numbers:
+    its decimal sign and digit grouping ("10,000" in English, "10.000" and "97,8511" in Vietnamese),
+    every digit kept."""
+    return number_format(Decimal(text), use_l10n=True, force_grouping=True)
+
+
 def ratio(value) -> str:
-    return f"{decimal_text(Decimal(value))}:1"
+    return f"{local(decimal_text(Decimal(value)))}:1"
 
 
 def percent2(value: Fraction) -> str:
     """A probability as a percentage with two decimals (from the engine's 4-decimal text)."""
-    return f"{Decimal(percent4(value)).quantize(Decimal('0.01'))}"
+    return local(f"{Decimal(percent4(value)).quantize(Decimal('0.01'))}")
 
 
 def _wins_when(spot: str, config: TableConfig) -> str:
@@ -103,7 +111,7 @@ def bet_rows(config: TableConfig) -> list[BetRow]:
             spot=o.spot, name=spot_name(o.spot), wins_when=_wins_when(o.spot, config),
             pays=[{"ratio": ratio(pay), "percent": percent2(p), "case": _case(o.spot, pay)} for p, pay in sorted(o.outcomes, key=lambda c: -c[1])],
             probability=f"{o.probability.numerator}/{o.probability.denominator}", percent=percent2(o.probability),
-            rtp=percent4(o.rtp), is_count=o.spot.startswith("count_"),
+            rtp=local(percent4(o.rtp)), is_count=o.spot.startswith("count_"),
             box="-".join(o.spot.removeprefix("count_").split("_")) if o.spot.startswith("count_") else "",
         ))
     return rows
@@ -125,7 +133,7 @@ def table_rules(table) -> dict:
     return {
         "config": config,
         "settings": settings,
-        "amounts": {key: decimal_text(Decimal(settings[key])) for key in ("min_bet", "max_bet", "chip_unit")},
+        "amounts": {key: local(decimal_text(Decimal(settings[key]))) for key in ("min_bet", "max_bet", "chip_unit")},
         "first_card_text": FIRST_CARD_TEXT[config.first_card.value],
         "main_bets_text": main_bets_text(config),
         "mode": config.mode.value,
@@ -187,24 +195,25 @@ def worked_examples() -> list[dict]:
         outcome = deal.outcome
         dealt = [{"position": n, "card": card, "side": deal.side_of(n).value, "side_name": side_name(deal.side_of(n).value),
                   "match": n == len(cards)} for n, card in enumerate(cards, start=1)]
-        rows = []
+        rows, winnings = [], []
         for bet_setting, bet_settings, spot, stake in bets:
             bet_config = TableConfig.from_dict(bet_settings)
             result = bet_result(bet_config, spot, Decimal(stake), _play(bet_config, joker, cards).outcome)
             exact = Decimal(stake) * result.odds
             rows.append({
-                "setting": str(SETTING_NAMES[bet_setting]), "spot": spot_name(spot), "stake": decimal_text(Decimal(stake)),
+                "setting": str(SETTING_NAMES[bet_setting]), "spot": spot_name(spot), "stake": local(decimal_text(Decimal(stake))),
                 "won": result.won, "ratio": ratio(result.odds), "winnings": _money(result.winnings, bet_config),
                 "payout": _money(result.payout, bet_config),
-                "exact": decimal_text(exact) if exact != result.winnings else "",
+                "exact": local(decimal_text(exact)) if exact != result.winnings else "",
             })
-        total = sum((Decimal(r["winnings"]) for r in rows[:together]), Decimal(0))
+            winnings.append(result.winnings)
+        total = sum(winnings[:together], Decimal(0))
         examples.append({
             "number": number, "title": str(title), "setting": str(SETTING_NAMES[setting]), "joker": joker,
             "first_side": side_name(outcome.first_side.value), "winner": side_name(outcome.winner.value),
             "cards_dealt": outcome.cards_dealt, "cards": dealt, "bets": rows,
             "first_three": str(HAND_NAMES[outcome.first_three.value]) if outcome.first_three else "",
-            "together": together, "together_won": decimal_text(total) if together else "",
+            "together": together, "together_won": local(decimal_text(total)) if together else "",
         })
     return examples
 
@@ -212,4 +221,4 @@ def worked_examples() -> list[dict]:
 def _money(value: Decimal, config: TableConfig) -> str:
     """An amount at the example's chip unit: 2.50 at a cash table, 87 in play chips."""
     places = -config.chip_unit.normalize().as_tuple().exponent
-    return f"{value:.{max(places, 0)}f}" if places > 0 else decimal_text(value)
+    return local(f"{value:.{max(places, 0)}f}" if places > 0 else decimal_text(value))

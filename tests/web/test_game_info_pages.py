@@ -99,6 +99,15 @@ def test_rules_page_is_translated(make_table):
     assert 'lang="hi"' in response.content.decode()
 
 
+def test_rules_page_writes_numbers_as_the_language_does(make_table):
+    table = make_table(name="Play chips", card_count_paytable="play", chip_unit=1, min_bet=10, max_bet=25000)
+    english = client_of().get(f"/play/tables/{table.pk}/rules/?lang=en").content.decode()
+    vietnamese = client_of().get(f"/play/tables/{table.pk}/rules/?lang=vi").content.decode()
+    assert "97.8511%" in english and "25,000" in english and "0.9:1" in english
+    assert "97,8511%" in vietnamese and "25.000" in vietnamese and "0,9:1" in vietnamese
+    assert "97.8511" not in vietnamese
+
+
 # --- the round page ---------------------------------------------------------------------------
 
 def test_round_page_shows_the_deal_and_the_players_own_bets(table, dealer, alice, bob):
