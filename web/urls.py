@@ -3,12 +3,14 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from django.views.decorators.http import last_modified
 from django.views.i18n import JavaScriptCatalog
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from studio import converters, health  # noqa: F401  (converters registers <id:...>)
 
-from . import pages
 from studio.errors import api_not_found
+
+from . import pages
+from .schema import SchemaView
 
 urlpatterns = [
     # The busiest routes first: Django tries the patterns in order, and a bet is the most frequent request.
@@ -37,7 +39,7 @@ urlpatterns = [
          name="javascript-catalog"),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the switcher's POST
     path("admin/", admin.site.urls),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/schema/", SchemaView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="docs"),
     re_path(r"^api/", api_not_found),  # last: whatever no pattern above took (any character, a newline too)
 ]

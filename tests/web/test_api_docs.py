@@ -1,9 +1,14 @@
 """/api/docs/ is Swagger UI from drf-spectacular-sidecar's files, served as the studio's own static
 files (hashed names, WhiteNoise): the page names no other host, and every file it names is served."""
 import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
+
+from tests.servers import studio_server
 
 ATTRIBUTE = re.compile(r"""\b(?:src|href)\s*=\s*["']([^"']+)["']""")
 ABSOLUTE = re.compile(r"""["'](?:https?:)?//[^"'\s]+""")
@@ -36,3 +41,20 @@ def test_every_file_the_docs_page_names_is_served_under_its_hashed_name(client, 
         assert response.status_code == 200, url
         assert "immutable" in response["Cache-Control"]
         b"".join(response.streaming_content)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_fresh_server_answers_concurrent_schema_requests(tmp_path):
+    """The first schema generations of a process, side by side (drf-spectacular#1122's race): every
+    one is the schema, none a 500."""
+    with studio_server(ports=range(18500, 18510), log_dir=tmp_path, name="schema") as url:
+        start = threading.Barrier(8)
+
+        def fetch(_):
+            start.wait()
+            return httpx.get(url + "/api/schema/?format=json", timeout=60).status_code
+
+        with ThreadPoolExecutor(8) as pool:
+            codes = list(pool.map(fetch, range(8)))
+    assert codes == [200] * 8
