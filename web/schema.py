@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import threading
 
+from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularAPIView
 
 _GENERATING = threading.Lock()
 
 
 class SchemaView(SpectacularAPIView):
+    @extend_schema(exclude=True)  # as drf-spectacular's own view with SERVE_INCLUDE_SCHEMA off (settings)
     def get(self, request, *args, **kwargs):
         with _GENERATING:
             return super().get(request, *args, **kwargs)
