@@ -178,6 +178,7 @@ def _deal(rng: random.Random, pack: list) -> tuple:
 
 
 def simulated_round(rng: random.Random, fault: str):
+    want_odd = rng.random() < 0.6  # the 60% fault: the side of the match is chosen first, then a deal with it
     while True:
         if fault == "a pack missing one card":
             joker, dealt = _deal(rng, PACK[1:])
@@ -186,10 +187,8 @@ def simulated_round(rng: random.Random, fault: str):
         n = len(dealt)
         if fault == "deals never exceed 20 cards" and n > 20:
             continue
-        if fault == "first-card side wins 60%":
-            want_odd = rng.random() < 0.6
-            if (n % 2 == 1) != want_odd:
-                continue
+        if fault == "first-card side wins 60%" and (n % 2 == 1) != want_odd:
+            continue
         if fault == "every deal ends on its first card":
             dealt = [next(c for c in PACK if c.rank == joker.rank and c != joker)]
             n = 1
