@@ -12,9 +12,9 @@ nothing and is not stored), so the monitor has no signal for them.
 from __future__ import annotations
 
 import dataclasses
+import json
 
-from django.db import IntegrityError, transaction
-from django.db.models import Max, Min
+from django.db import connection, transaction
 from django.utils import timezone
 
 import engine.integrity as ig
@@ -28,47 +28,59 @@ from .models import Alert, Baseline, Monitor, MonitoredRound
 from .selectors import alert_info
 
 
-def _monitor(**subject) -> Monitor:
-    """The subject's monitor, locked; created on its first round."""
-    kind = Monitor.Kind.TABLE if "table_id" in subject else Monitor.Kind.DEALER
-    monitor = Monitor.objects.select_for_update().filter(kind=kind, **subject).first()
-    if monitor is None:
-        try:
-            with transaction.atomic():
-                Monitor.objects.create(kind=kind, state=ig.initial_state(), **subject)
-        except IntegrityError:  # another round created it meanwhile
-            pass
-        monitor = Monitor.objects.select_for_update().get(kind=kind, **subject)
+MONITOR, BASELINE, MARKER = Monitor._meta.db_table, Baseline._meta.db_table, MonitoredRound._meta.db_table
+
+
+def _json(value):
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _lock_monitor(kind: str, subject_id: int) -> Monitor:
+    """The subject's monitor, created on its first round, locked: one statement either way (an
+    upsert whose conflict branch locks the row), so every round costs the same statements."""
+    column = "table_id" if kind == Monitor.Kind.TABLE else "dealer_id"
+    with connection.cursor() as cur:
+        cur.execute(
+            f"INSERT INTO {MONITOR} (kind, {column}, state, updated_at) VALUES (%s, %s, %s, %s) "
+            f"ON CONFLICT ({column}) WHERE kind = '{kind}' DO UPDATE SET updated_at = EXCLUDED.updated_at "
+            f"RETURNING id, state",
+            [kind, subject_id, json.dumps(ig.initial_state()), timezone.now()])
+        monitor_id, state = cur.fetchone()
+    monitor = Monitor(pk=monitor_id, kind=kind, state=_json(state), **{column: subject_id})
     return monitor
 
 
-def _baseline() -> Baseline:
-    Baseline.objects.get_or_create(pk=1)
-    return Baseline.objects.select_for_update().get(pk=1)
-
-
-def _engine_baseline(row: Baseline) -> ig.Baseline:
-    return ig.Baseline(rounds=row.rounds, corrections=row.corrections, voids=row.voids, timed=row.timed,
-                       log_seconds=row.log_seconds, log_seconds_sq=row.log_seconds_sq)
-
-
-def _store_baseline(row: Baseline, base: ig.Baseline) -> None:
-    Baseline.objects.filter(pk=row.pk).update(rounds=base.rounds, corrections=base.corrections, voids=base.voids,
-                                              timed=base.timed, log_seconds=base.log_seconds,
-                                              log_seconds_sq=base.log_seconds_sq)
+def _count_baseline(*, corrected: bool, voided: bool, seconds_per_card: float | None, rounds: int = 1) -> ig.Baseline:
+    """Add one round to the studio's baseline (created on the first) and return it as it was
+    before: one statement, which locks the row until commit."""
+    step = ig.baseline_after(ig.Baseline(), corrected=corrected, voided=voided, seconds_per_card=seconds_per_card)
+    step = dataclasses.replace(step, rounds=rounds, timed=step.timed if rounds else 0)
+    names = ("rounds", "corrections", "voids", "timed", "log_seconds", "log_seconds_sq")
+    values = [getattr(step, n) for n in names]
+    with connection.cursor() as cur:
+        cur.execute(
+            f"INSERT INTO {BASELINE} (id, {', '.join(names)}) VALUES (1, {', '.join(['%s'] * len(names))}) "
+            f"ON CONFLICT (id) DO UPDATE SET " + ", ".join(f"{n} = {BASELINE}.{n} + EXCLUDED.{n}" for n in names)
+            + f" RETURNING {', '.join(names)}", values)
+        after = cur.fetchone()
+    return ig.Baseline(**{n: a - v for n, a, v in zip(names, after, values, strict=True)})
 
 
 def _claim(rnd: Round, field: str) -> bool:
-    """Mark the round counted for `field` (results, voided); False if it already was."""
-    MonitoredRound.objects.get_or_create(round_id=rnd.pk)
-    return MonitoredRound.objects.filter(round_id=rnd.pk, **{field: False}).update(**{field: True}) == 1
+    """Mark the round counted for `field` (results, voided); False if it already was. One statement."""
+    with connection.cursor() as cur:
+        cur.execute(
+            f"INSERT INTO {MARKER} (round_id, results, voided) VALUES (%s, %s, %s) "
+            f"ON CONFLICT (round_id) DO UPDATE SET {field} = TRUE WHERE NOT {MARKER}.{field} RETURNING round_id",
+            [rnd.pk, field == "results", field == "voided"])
+        return cur.fetchone() is not None
 
 
 def _save(monitor: Monitor, state: dict, checks, rnd: Round) -> None:
+    Monitor.objects.filter(pk=monitor.pk).update(state=state, updated_at=timezone.now())
     monitor.state = state
-    monitor.save(update_fields=["state", "updated_at"])
     for result in ig.evaluate(state, checks):
-        if result.status != ig.ALERT or Alert.objects.filter(monitor=monitor, check_name=result.check,
+        if result.status != ig.ALERT or Alert.objects.filter(monitor_id=monitor.pk, check_name=result.check,
                                                              acknowledged_at__isnull=True).exists():
             continue
         alert = Alert.objects.create(monitor=monitor, check_name=result.check, statistic=result.statistic,
@@ -76,50 +88,47 @@ def _save(monitor: Monitor, state: dict, checks, rnd: Round) -> None:
         stream.supervisor_event(events.AlertRaised(alert=alert_info(alert)))
 
 
-def _seconds_per_card(rnd: Round) -> float | None:
-    span = DealtCard.objects.filter(round=rnd).aggregate(first=Min("dealt_at"), last=Max("dealt_at"))
-    if rnd.cards_dealt < 2 or span["first"] is None or span["last"] == span["first"]:
+def _seconds_per_card(times: list) -> float | None:
+    if len(times) < 2 or times[-1] <= times[0]:
         return None
-    return (span["last"] - span["first"]).total_seconds() / (rnd.cards_dealt - 1)
+    return (times[-1] - times[0]).total_seconds() / (len(times) - 1)
 
 
 def on_round_settled(sender, *, rnd: Round, **kwargs) -> None:
-    """tables.hooks.round_settled, inside the settlement's transaction: count the round, once."""
+    """tables.hooks.round_settled, inside the settlement's transaction: count the round, once.
+    The same eight statements for every round (no alert raised): the claim, the cards, each
+    monitor's upsert and update, the correction flag and the baseline."""
     if not _claim(rnd, "results"):
         return
-    facts = ig.RoundFacts.of(round_deal(rnd))
-    table = _monitor(table_id=rnd.table_id)
+    dealt = list(DealtCard.objects.filter(round=rnd).order_by("position").values_list("card", "dealt_at"))
+    facts = ig.RoundFacts.of(round_deal(rnd, [card for card, _ in dealt]))
+    table = _lock_monitor(Monitor.Kind.TABLE, rnd.table_id)
     _save(table, ig.observe_results(table.state, facts), ig.RESULT_CHECKS, rnd)
     if rnd.dealer_id is None:
         return
-    dealer = _monitor(dealer_id=rnd.dealer_id)
+    dealer = _lock_monitor(Monitor.Kind.DEALER, rnd.dealer_id)
     state = ig.observe_results(dealer.state, facts)
     checks = ig.RESULT_CHECKS
     if round_driver(rnd) == PERSON:
         corrected = RoundEvent.objects.filter(round=rnd, action="corrected").exists()
-        seconds = _seconds_per_card(rnd)
-        row = _baseline()
-        base = _engine_baseline(row)
+        seconds = _seconds_per_card([at for _, at in dealt])
+        base = _count_baseline(corrected=corrected, voided=False, seconds_per_card=seconds)
         state = ig.observe_operations(state, base, corrected=corrected, voided=False, seconds_per_card=seconds)
-        _store_baseline(row, ig.baseline_after(base, corrected=corrected, voided=False, seconds_per_card=seconds))
         checks = ig.RESULT_CHECKS + ig.OPERATIONAL_CHECKS
     _save(dealer, state, checks, rnd)
 
 
 def on_round_voided(sender, *, rnd: Round, **kwargs) -> None:
     """tables.hooks.round_voided, inside the void's transaction: a person's voided round counts once
-    for its dealer's `voids` check (as a round of its own when it had not been settled)."""
-    if rnd.dealer_id is None or round_driver(rnd) != PERSON or not _claim(rnd, "voided"):
+    for its dealer's `voids` check (and as a round of the baseline when it had not been settled)."""
+    if rnd.dealer_id is None or round_driver(rnd) != PERSON:
         return
-    dealer = _monitor(dealer_id=rnd.dealer_id)
-    row = _baseline()
-    base = _engine_baseline(row)
-    state = ig.observe_operations(dealer.state, base, corrected=False, voided=True, seconds_per_card=None)
     counted = MonitoredRound.objects.filter(round_id=rnd.pk, results=True).exists()
-    after = ig.baseline_after(base, corrected=False, voided=True, seconds_per_card=None)
-    if counted:  # the settled round is in the baseline already: only its void is new
-        after = dataclasses.replace(after, rounds=base.rounds)
-    _store_baseline(row, after)
+    if not _claim(rnd, "voided"):
+        return
+    dealer = _lock_monitor(Monitor.Kind.DEALER, rnd.dealer_id)
+    base = _count_baseline(corrected=False, voided=True, seconds_per_card=None, rounds=0 if counted else 1)
+    state = ig.observe_operations(dealer.state, base, corrected=False, voided=True, seconds_per_card=None)
     _save(dealer, state, ig.RESULT_CHECKS + ig.OPERATIONAL_CHECKS, rnd)
 
 

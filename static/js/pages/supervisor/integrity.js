@@ -5,7 +5,7 @@
 
 import { pageToken } from "../../api.js";
 import { html, raw } from "../../html.js";
-import { format, gettext, locale } from "../../i18n.js";
+import { format, gettext, locale, ngettext } from "../../i18n.js";
 import { LiveSocket, socketURL } from "../../stream.js";
 import { INTEGRITY_ACKNOWLEDGED, INTEGRITY_ALERT } from "../../../supervisor_events.js";
 import { when } from "../../time.js";
@@ -49,7 +49,7 @@ function renderAlerts() {
   const nav = document.getElementById("stat-integrity");
   if (nav) {
     nav.dataset.count = String(open.length);
-    nav.textContent = open.length ? format(gettext("Integrity: %(n)s open alerts"), { n: open.length }) : gettext("Integrity");
+    nav.textContent = open.length ? ngettext("Integrity: %(n)s open alert", "Integrity: %(n)s open alerts", open.length) : gettext("Integrity");
   }
   if (!open.length) {
     list.innerHTML = html`<li class="empty muted">${gettext("No open alerts.")}</li>`.toString();
