@@ -170,6 +170,9 @@ OPERATIONAL_CHECKS: tuple[Check, ...] = (
           "Rounds with a correction more often than the studio's rate (tuned to four times it).", baseline=True),
     Check("voids", "voided round", "bernoulli", None, 4.0, 1500,
           "Voided rounds more often than the studio's rate (tuned to four times it).", baseline=True),
+    Check("refused_scans", "round with a refused scan", "bernoulli", None, 4.0, 1500,
+          "Rounds with a refused scan (an unreadable or duplicate card) more often than the studio's rate "
+          "(tuned to four times it).", baseline=True),
     Check("slow_cards", "slow round (seconds per card)", "bernoulli", Fraction(1, 10), 0.30, 1500,
           "Rounds whose seconds per card are above the studio's mean + 1.28 sd (of log seconds) more "
           "often than 10% (tuned to 30%)."),
@@ -225,11 +228,15 @@ def observe_results(state: Mapping, facts: RoundFacts) -> dict:
 
 @dataclass(frozen=True)
 class Baseline:
-    """The studio's own rates: rounds, corrections, voids, and log seconds per card (sum, squares)."""
+    """The studio's own rates: rounds, corrections, voids, rounds with a refused scan, refused scans
+    and cards (for the rate per 100 cards), and log seconds per card (sum, squares)."""
 
     rounds: int = 0
     corrections: int = 0
     voids: int = 0
+    refused: int = 0
+    refused_scans: int = 0
+    cards: int = 0
     timed: int = 0
     log_seconds: float = 0.0
     log_seconds_sq: float = 0.0
@@ -251,7 +258,7 @@ class Baseline:
 
 
 def observe_operations(state: Mapping, baseline: Baseline, *, corrected: bool, voided: bool,
-                       seconds_per_card: float | None) -> dict:
+                       seconds_per_card: float | None, refused_scans: int = 0) -> dict:
     """The dealer's operational checks after one more round (settled or voided). They wait until
     the studio has a baseline; a round without a timed deal (fewer than two cards) is not timed."""
     if not baseline.ready:
@@ -261,17 +268,22 @@ def observe_operations(state: Mapping, baseline: Baseline, *, corrected: bool, v
     new["corrections"] = _bernoulli(state["corrections"], corrected,
                                     checks["corrections"].steps(baseline.rate(baseline.corrections)))
     new["voids"] = _bernoulli(state["voids"], voided, checks["voids"].steps(baseline.rate(baseline.voids)))
+    new["refused_scans"] = _bernoulli(state["refused_scans"], refused_scans > 0,
+                                      checks["refused_scans"].steps(baseline.rate(baseline.refused)))
     limit = baseline.slow_limit()
     if limit is not None and seconds_per_card is not None and seconds_per_card > 0:
         new["slow_cards"] = _bernoulli(state["slow_cards"], log(seconds_per_card) > limit, checks["slow_cards"].steps())
     return new
 
 
-def baseline_after(baseline: Baseline, *, corrected: bool, voided: bool, seconds_per_card: float | None) -> Baseline:
+def baseline_after(baseline: Baseline, *, corrected: bool, voided: bool, seconds_per_card: float | None,
+                   refused_scans: int = 0, cards: int = 0) -> Baseline:
     timed = seconds_per_card is not None and seconds_per_card > 0
     x = log(seconds_per_card) if timed else 0.0
     return Baseline(rounds=baseline.rounds + 1, corrections=baseline.corrections + corrected,
-                    voids=baseline.voids + voided, timed=baseline.timed + timed,
+                    voids=baseline.voids + voided, refused=baseline.refused + (refused_scans > 0),
+                    refused_scans=baseline.refused_scans + refused_scans, cards=baseline.cards + cards,
+                    timed=baseline.timed + timed,
                     log_seconds=baseline.log_seconds + x, log_seconds_sq=baseline.log_seconds_sq + x * x)
 
 

@@ -44,6 +44,9 @@ class BaselineSerializer(serializers.Serializer):
     corrections = serializers.IntegerField()
     voids = serializers.IntegerField()
     timed = serializers.IntegerField()
+    refused_scans = serializers.IntegerField(help_text="Unreadable or duplicate cards refused at person-dealt rounds.")
+    cards = serializers.IntegerField(help_text="Cards dealt at person-dealt rounds.")
+    refused_per_100_cards = serializers.FloatField(allow_null=True, help_text="The studio's refused scans per 100 cards.")
     ready = serializers.BooleanField(help_text="Enough rounds for the operational checks to run.")
 
 

@@ -12,3 +12,4 @@ class IntegrityConfig(AppConfig):
 
         hooks.round_settled.connect(services.on_round_settled, dispatch_uid="integrity.on_round_settled")
         hooks.round_voided.connect(services.on_round_voided, dispatch_uid="integrity.on_round_voided")
+        hooks.card_refused.connect(services.on_card_refused, dispatch_uid="integrity.on_card_refused")

@@ -32,22 +32,28 @@ class Monitor(models.Model):
 
 class Baseline(models.Model):
     """The studio's own operational rates (one row, id 1): person-dealt rounds, those corrected,
-    those voided, and the log seconds per card of the timed ones (sum and sum of squares)."""
+    voided, with a refused scan; refused scans and cards; the log seconds per card of the timed
+    rounds (sum and sum of squares)."""
 
     rounds = models.PositiveIntegerField(default=0)
     corrections = models.PositiveIntegerField(default=0)
     voids = models.PositiveIntegerField(default=0)
+    refused = models.PositiveIntegerField(default=0, help_text="Rounds with at least one refused scan.")
+    refused_scans = models.PositiveIntegerField(default=0)
+    cards = models.PositiveIntegerField(default=0)
     timed = models.PositiveIntegerField(default=0)
     log_seconds = models.FloatField(default=0)
     log_seconds_sq = models.FloatField(default=0)
 
 
 class MonitoredRound(models.Model):
-    """A round the monitor has counted: its results once (at its first settlement), its void once."""
+    """A round the monitor has counted: its results once (at its first settlement), its void once;
+    and its refused scans (tables.hooks.card_refused), counted as they happen."""
 
     round = models.OneToOneField(Round, on_delete=models.CASCADE, primary_key=True, related_name="+")
     results = models.BooleanField(default=False)
     voided = models.BooleanField(default=False)
+    refused_scans = models.PositiveIntegerField(default=0)
 
 
 class Alert(models.Model):

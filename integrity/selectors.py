@@ -77,5 +77,7 @@ def integrity_overview() -> dict:
                             "checks": _checks(monitor.state, ig.RESULT_CHECKS + ig.OPERATIONAL_CHECKS, alerts_of)})
     base = Baseline.objects.filter(pk=1).first() or Baseline()
     baseline = {"rounds": base.rounds, "corrections": base.corrections, "voids": base.voids, "timed": base.timed,
+                "refused_scans": base.refused_scans, "cards": base.cards,
+                "refused_per_100_cards": round(100 * base.refused_scans / base.cards, 2) if base.cards else None,
                 "ready": base.rounds >= ig.MIN_BASELINE_ROUNDS}
     return {"tables": tables, "dealers": dealer_rows, "baseline": baseline}

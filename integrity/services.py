@@ -6,8 +6,8 @@ Locks, in this order everywhere: the table's monitor, the dealer's, the studio's
 alerts. A round is counted once (MonitoredRound): a re-settlement after a correction changes no check.
 What a round tells: its results (engine.integrity.RoundFacts) to both monitors; for a person's
 round, its operational signals (a correction, a void, seconds per card) to the dealer's, against
-the studio's own rates. Refused scans are not recorded by the studio (a refused card changes
-nothing and is not stored), so the monitor has no signal for them.
+the studio's own rates. A refused scan (an unreadable or duplicate card) is counted on the
+round's marker when it happens (tables.hooks.card_refused), and read with the claim at settlement.
 """
 from __future__ import annotations
 
@@ -50,12 +50,14 @@ def _lock_monitor(kind: str, subject_id: int) -> Monitor:
     return monitor
 
 
-def _count_baseline(*, corrected: bool, voided: bool, seconds_per_card: float | None, rounds: int = 1) -> ig.Baseline:
+def _count_baseline(*, corrected: bool, voided: bool, seconds_per_card: float | None, rounds: int = 1,
+                    refused_scans: int = 0, cards: int = 0) -> ig.Baseline:
     """Add one round to the studio's baseline (created on the first) and return it as it was
     before: one statement, which locks the row until commit."""
-    step = ig.baseline_after(ig.Baseline(), corrected=corrected, voided=voided, seconds_per_card=seconds_per_card)
+    step = ig.baseline_after(ig.Baseline(), corrected=corrected, voided=voided, seconds_per_card=seconds_per_card,
+                             refused_scans=refused_scans, cards=cards)
     step = dataclasses.replace(step, rounds=rounds, timed=step.timed if rounds else 0)
-    names = ("rounds", "corrections", "voids", "timed", "log_seconds", "log_seconds_sq")
+    names = tuple(f.name for f in dataclasses.fields(ig.Baseline))
     values = [getattr(step, n) for n in names]
     with connection.cursor() as cur:
         cur.execute(
@@ -66,14 +68,26 @@ def _count_baseline(*, corrected: bool, voided: bool, seconds_per_card: float | 
     return ig.Baseline(**{n: a - v for n, a, v in zip(names, after, values, strict=True)})
 
 
-def _claim(rnd: Round, field: str) -> bool:
-    """Mark the round counted for `field` (results, voided); False if it already was. One statement."""
+def _claim(rnd: Round, field: str) -> int | None:
+    """Mark the round counted for `field` (results, voided): its refused scans so far, or None if
+    it already was counted. One statement."""
     with connection.cursor() as cur:
         cur.execute(
-            f"INSERT INTO {MARKER} (round_id, results, voided) VALUES (%s, %s, %s) "
-            f"ON CONFLICT (round_id) DO UPDATE SET {field} = TRUE WHERE NOT {MARKER}.{field} RETURNING round_id",
+            f"INSERT INTO {MARKER} (round_id, results, voided, refused_scans) VALUES (%s, %s, %s, 0) "
+            f"ON CONFLICT (round_id) DO UPDATE SET {field} = TRUE WHERE NOT {MARKER}.{field} RETURNING refused_scans",
             [rnd.pk, field == "results", field == "voided"])
-        return cur.fetchone() is not None
+        row = cur.fetchone()
+    return None if row is None else row[0]
+
+
+def on_card_refused(sender, *, rnd: Round, code: str = "", **kwargs) -> None:
+    """tables.hooks.card_refused: one more refused scan on the round (one statement, no lock on the
+    round: the refused deal changed nothing). A round already counted keeps it for the record."""
+    with connection.cursor() as cur:
+        cur.execute(
+            f"INSERT INTO {MARKER} (round_id, results, voided, refused_scans) SELECT id, FALSE, FALSE, 1 "
+            f"FROM {Round._meta.db_table} WHERE id = %s "
+            f"ON CONFLICT (round_id) DO UPDATE SET refused_scans = {MARKER}.refused_scans + 1", [rnd.pk])
 
 
 def _save(monitor: Monitor, state: dict, checks, rnd: Round) -> None:
@@ -98,7 +112,10 @@ def on_round_settled(sender, *, rnd: Round, **kwargs) -> None:
     """tables.hooks.round_settled, inside the settlement's transaction: count the round, once.
     The same eight statements for every round (no alert raised): the claim, the cards, each
     monitor's upsert and update, the correction flag and the baseline."""
-    if not _claim(rnd, "results"):
+    if rnd.status != Round.Status.SETTLED:  # sent only as a round is settled; anything else is not a result
+        return
+    refused = _claim(rnd, "results")
+    if refused is None:
         return
     dealt = list(DealtCard.objects.filter(round=rnd).order_by("position").values_list("card", "dealt_at"))
     facts = ig.RoundFacts.of(round_deal(rnd, [card for card, _ in dealt]))
@@ -112,8 +129,10 @@ def on_round_settled(sender, *, rnd: Round, **kwargs) -> None:
     if round_driver(rnd) == PERSON:
         corrected = RoundEvent.objects.filter(round=rnd, action="corrected").exists()
         seconds = _seconds_per_card([at for _, at in dealt])
-        base = _count_baseline(corrected=corrected, voided=False, seconds_per_card=seconds)
-        state = ig.observe_operations(state, base, corrected=corrected, voided=False, seconds_per_card=seconds)
+        base = _count_baseline(corrected=corrected, voided=False, seconds_per_card=seconds, refused_scans=refused,
+                               cards=len(dealt))
+        state = ig.observe_operations(state, base, corrected=corrected, voided=False, seconds_per_card=seconds,
+                                      refused_scans=refused)
         checks = ig.RESULT_CHECKS + ig.OPERATIONAL_CHECKS
     _save(dealer, state, checks, rnd)
 
@@ -124,11 +143,15 @@ def on_round_voided(sender, *, rnd: Round, **kwargs) -> None:
     if rnd.dealer_id is None or round_driver(rnd) != PERSON:
         return
     counted = MonitoredRound.objects.filter(round_id=rnd.pk, results=True).exists()
-    if not _claim(rnd, "voided"):
+    refused = _claim(rnd, "voided")
+    if refused is None:
         return
+    refused = 0 if counted else refused  # a settled round's refused scans were counted with it
     dealer = _lock_monitor(Monitor.Kind.DEALER, rnd.dealer_id)
-    base = _count_baseline(corrected=False, voided=True, seconds_per_card=None, rounds=0 if counted else 1)
-    state = ig.observe_operations(dealer.state, base, corrected=False, voided=True, seconds_per_card=None)
+    base = _count_baseline(corrected=False, voided=True, seconds_per_card=None, rounds=0 if counted else 1,
+                           refused_scans=refused)
+    state = ig.observe_operations(dealer.state, base, corrected=False, voided=True, seconds_per_card=None,
+                                  refused_scans=refused)
     _save(dealer, state, ig.RESULT_CHECKS + ig.OPERATIONAL_CHECKS, rnd)
 
 

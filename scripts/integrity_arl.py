@@ -152,7 +152,7 @@ def check_arls(scenario: Scenario) -> dict[str, tuple[float, float]]:
 def operational_arls(p0: float) -> dict[str, tuple[float, float]]:
     """(ARL when the dealer's rate is the studio's, ARL when it is four times it), per check."""
     out = {}
-    for name, rate in (("corrections", p0), ("voids", p0)):
+    for name, rate in (("corrections", p0), ("voids", p0), ("refused_scans", p0)):
         check = ig.CHECKS[name]
         base = max(ig.BASELINE_FLOOR, rate)
         steps = check.steps(base)
@@ -239,7 +239,8 @@ def main() -> int:
                 continue
             shown = "10%" if name == "slow_cards" else f"{p0:.1%}"
             print(f"| {name} | {shown} | {ig.CHECKS[name].threshold} | {arl0:,.0f} | {per_year / arl0:.4f} | {arl1:,.0f} |")
-    worst = {name: min(operational_arls(p0)[name][0] for p0 in (0.002, 0.01, 0.05)) for name in ("corrections", "voids", "slow_cards")}
+    worst = {name: min(operational_arls(p0)[name][0] for p0 in (0.002, 0.01, 0.05))
+             for name in ("corrections", "voids", "refused_scans", "slow_cards")}
     ops_rate = sum(1 / a for a in worst.values())
     total = per_year * (2 * results_rate + ops_rate)
     print(f"\nFalse alarms per table-year, all checks (results at table and dealer, operational at the worst rate above): {total:.3f}\n")

@@ -3,6 +3,8 @@ dozen rounds at its table and its dealer, a round counts once, a void counts for
 import pytest
 
 from incidents.services import incident_raise, incident_void
+from studio.errors import ApplicationError
+from tables.services import card_deal, round_close_betting, round_open
 from integrity import services
 from integrity.models import Alert, Baseline, Monitor, MonitoredRound
 from tables.models import Round
@@ -52,3 +54,20 @@ def test_a_void_counts_once_for_the_dealer(table, dealer, supervisor, rng):
     assert marker.results and marker.voided
     base = Baseline.objects.get(pk=1)
     assert (base.rounds, base.voids) == (1, 1)
+
+
+def test_refused_scans_are_counted_on_their_round_and_reach_the_baseline(table, dealer, rng):
+    pack = fair_pack(rng)
+    rnd = round_open(table_id=table.pk, joker=pack[0], dealer=dealer)
+    round_close_betting(round_id=rnd.pk, actor=dealer)
+    for bad in ("ZZ", pack[0]):  # unreadable, then the joker again (a duplicate)
+        with pytest.raises(ApplicationError):
+            card_deal(round_id=rnd.pk, card=bad, actor=dealer)
+    with pytest.raises(ApplicationError):
+        card_deal(round_id=rnd.pk, card=pack[1], actor=dealer, by="virtual")  # not this round's driver: not a scan
+    assert MonitoredRound.objects.get(round_id=rnd.pk).refused_scans == 2
+    for card in pack[1:]:
+        if card_deal(round_id=rnd.pk, card=card, actor=dealer)[1]:
+            break
+    base = Baseline.objects.get(pk=1)
+    assert (base.rounds, base.refused, base.refused_scans, base.cards) == (1, 1, 2, Round.objects.get(pk=rnd.pk).cards_dealt)

@@ -33,6 +33,7 @@ export function checkName(code) {
     card_absent: gettext("Card not seen"),
     corrections: gettext("Corrections"),
     voids: gettext("Voids"),
+    refused_scans: gettext("Refused scans"),
     slow_cards: gettext("Seconds per card"),
   };
   return names[code] || code;
