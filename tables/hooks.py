@@ -6,13 +6,16 @@ and the reacting app connects its receiver in its AppConfig.ready(), with a `dis
 receiver connected twice still runs once). Receivers run synchronously, in connection order, inside
 the sender's transaction: a reaction is part of the change and rolls back with it; what must wait
 for the commit (a task, a broadcast) the receiver puts after commit itself (studio.scheduling,
-tables.stream). Each is sent with `sender=Round` and `rnd=`, the round as the sender just wrote it.
+tables.stream). Each is sent with `sender=Round` and `rnd=`, the round as the sender just wrote it
+(`card_refused`: as it is, with the refusal's `code`, once the refused deal has rolled back; its
+receiver writes in the caller's transaction, if any, or its own).
 
     hook            sent by                                        connected by: the reaction
     betting_opened  round_open; incident_resume back into betting  tables: the close-betting timer task
     round_finished  round_finish (the match card, or on resume)    bets: the settlement task
-    round_settled   bets.settlement (a settle and a re-settle)     matches: score the round
-    round_voided    incident_void                                  matches: forget the round
+    round_settled   bets.settlement (a settle and a re-settle)     matches: score the round; integrity: test it
+    round_voided    incident_void                                  matches: forget the round; integrity: count the void
+    card_refused    card_deal (an unreadable or duplicate card)    integrity: count the refused scan
 """
 from django.dispatch import Signal
 
@@ -20,10 +23,12 @@ betting_opened = Signal()
 round_finished = Signal()
 round_settled = Signal()
 round_voided = Signal()
+card_refused = Signal()
 
 HOOKS: dict[str, Signal] = {
     "betting_opened": betting_opened,
     "round_finished": round_finished,
     "round_settled": round_settled,
     "round_voided": round_voided,
+    "card_refused": card_refused,
 }

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from engine import Deal, DealFinished, DuplicateCard, InvalidCard, Outcome, parse_card, winning_spots
 from studio import metrics
-from studio.errors import WrongMoment, invalid
+from studio.errors import ApplicationError, WrongMoment, invalid
 
 from . import events, hooks, stream
 from .access import PERSON, require_round_driver, require_table_driver
@@ -109,10 +109,24 @@ def _close(rnd: Round, *, actor, reason: str, strict: bool) -> bool:
     return True
 
 
+REFUSED_SCANS = ("invalid_card", "duplicate_card")  # what the integrity monitor counts (tables.hooks.card_refused)
+
+
 def card_deal(*, round_id: int, card: str, actor, by: str = PERSON) -> tuple[DealtCard, bool]:
     """Deal the next card of the shoe (only the round's driver, `by`). The server decides its side;
     the match finishes the round. The round row is locked, so two consoles (or a double scan) can
-    never deal at one position."""
+    never deal at one position. An unreadable or duplicate card is refused and, once its
+    transaction has rolled back, told to tables.hooks.card_refused."""
+    try:
+        return _card_deal(round_id=round_id, card=card, actor=actor, by=by)
+    except ApplicationError as exc:
+        rnd = Round.objects.filter(pk=round_id).first() if exc.code in REFUSED_SCANS else None
+        if rnd is not None:
+            hooks.card_refused.send(sender=Round, rnd=rnd, code=exc.code)
+        raise
+
+
+def _card_deal(*, round_id: int, card: str, actor, by: str) -> tuple[DealtCard, bool]:
     card = parse_card_field("card", card)
     with transaction.atomic():
         rnd = Round.objects.select_for_update().get(pk=round_id)

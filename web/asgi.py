@@ -14,11 +14,12 @@ from django.urls import get_resolver  # noqa: E402
 
 from studio.http import WsgiHttp  # noqa: E402
 from studio.origin import allowed_hosts_origin_validator  # noqa: E402
+from integrity.routing import websocket_urlpatterns as supervisor_websockets  # noqa: E402
 from tables.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter({
     "http": WsgiHttp(django_wsgi_app),
-    "websocket": allowed_hosts_origin_validator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+    "websocket": allowed_hosts_origin_validator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns + supervisor_websockets))),
 })
 
 

@@ -370,7 +370,7 @@ def test_tiles_show_players_stakes_exposure_and_a_quiet_table_with_one_request_p
     with page.expect_request("**/api/floor/"):
         pass
     assert api_calls.count("/api/floor/") >= seen + 2
-    assert {p for p in api_calls} <= {"/api/floor/", "/api/rounds/", "/api/incidents/"}, api_calls
+    assert {p for p in api_calls} <= {"/api/floor/", "/api/rounds/", "/api/incidents/", "/api/integrity/"}, api_calls
     assert refused == []
     assert page.js_errors == []
 
