@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "incidents",
     "matches",
     "virtual",
+    "reports",
     "web",
 ]
 

@@ -11,8 +11,12 @@ tables.stream). Each is sent with `sender=Round` and `rnd=`, the round as the se
     hook            sent by                                        connected by: the reaction
     betting_opened  round_open; incident_resume back into betting  tables: the close-betting timer task
     round_finished  round_finish (the match card, or on resume)    bets: the settlement task
-    round_settled   bets.settlement (a settle and a re-settle)     matches: score the round
-    round_voided    incident_void                                  matches: forget the round
+    round_settled   bets.settlement (a settle and a re-settle)     matches: score the round; reports: add the round's figures
+    round_unsettling  bets.settlement, bets.refunds: a settled round   reports: take the round's figures back
+                    about to be re-settled or voided, its bets still
+                    as settled
+    round_voided    incident_void                                  matches: forget the round; reports: count the void
+    incident_raised incident_raise (also `incident=`)              reports: count the incident
 """
 from django.dispatch import Signal
 
@@ -20,10 +24,14 @@ betting_opened = Signal()
 round_finished = Signal()
 round_settled = Signal()
 round_voided = Signal()
+round_unsettling = Signal()
+incident_raised = Signal()
 
 HOOKS: dict[str, Signal] = {
     "betting_opened": betting_opened,
     "round_finished": round_finished,
     "round_settled": round_settled,
     "round_voided": round_voided,
+    "round_unsettling": round_unsettling,
+    "incident_raised": incident_raised,
 }

@@ -1,0 +1,189 @@
+"""The reports, read from the rollups only (never from the bets): two grouped statements over the
+period's rows, one for the rounds as a whole and one for the spots.
+
+The theoretical hold of a spot is 1 - its exact return to player (engine.odds) under the settings of
+each table it was bet at, weighted by the stakes there; the observed hold is (stakes - payouts) / stakes.
+Days are the studio's TIME_ZONE days; an hour's row belongs to the day its hour starts in.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from decimal import ROUND_HALF_UP, Decimal, localcontext
+from fractions import Fraction
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.utils.dateparse import parse_datetime
+
+from engine import EngineError, odds, percent4
+from studio.money import from_minor
+from tables.models import Table
+
+from .models import Rollup
+
+GROUPS = ("table", "dealer", "shift", "day", "hour")
+ROLLUP = Rollup._meta.db_table
+ROUND_COLUMNS = ["rounds", "cards", "card_ms", "round_ms", "incidents", "voids", "player_rounds", "bets", "stakes", "payouts"]
+SPOT_COLUMNS = ["bets", "stakes", "payouts", "theo_stakes", "theo_payouts"]
+TWO = Decimal("0.01")
+
+
+@dataclass(frozen=True)
+class Filters:
+    start: datetime  # inclusive, aware
+    end: datetime  # exclusive, aware
+    table: int | None = None
+    dealer: int | None = None
+
+
+def _key_sql(group: str) -> tuple[str, tuple]:
+    if group == "day":
+        return connection.ops.datetime_cast_date_sql("r.hour", (), settings.TIME_ZONE)
+    return {"table": "r.table_id", "dealer": "r.dealer_id", "shift": "r.shift_id", "hour": "r.hour"}[group], ()
+
+
+def _where(filters: Filters, whole_round: bool) -> tuple[str, list]:
+    adapt = connection.ops.adapt_datetimefield_value
+    sql = [f"r.spot {'=' if whole_round else '<>'} ''", "r.hour >= %s", "r.hour < %s"]
+    params: list = [adapt(filters.start), adapt(filters.end)]
+    if filters.table is not None:
+        sql.append("r.table_id = %s")
+        params.append(filters.table)
+    if filters.dealer is not None:
+        sql.append("r.dealer_id = %s")
+        params.append(filters.dealer)
+    return " AND ".join(sql), params
+
+
+def _rtp_text(value: Fraction) -> str:
+    with localcontext() as ctx:
+        ctx.prec = 30
+        return str(Decimal(value.numerator) / Decimal(value.denominator))
+
+
+def _theoretical(filters: Filters) -> list[tuple[int, str, str]]:
+    """(table, spot, return to player) of every spot each table offers under its settings now."""
+    tables = Table.objects.all() if filters.table is None else Table.objects.filter(pk=filters.table)
+    rows = []
+    for table in tables:
+        try:
+            config = table.engine_config()
+        except EngineError:  # settings the engine refuses (an edited row): no theoretical figure
+            continue
+        rows += [(table.pk, o.spot, _rtp_text(o.rtp)) for o in odds(config)]
+    return rows
+
+
+def _fetch(sql: str, params: list) -> list[tuple]:
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        return cur.fetchall()
+
+
+def _round_rows(group: str, filters: Filters) -> dict:
+    key, key_params = _key_sql(group)
+    where, params = _where(filters, whole_round=True)
+    sums = ", ".join(f"SUM(r.{c})" for c in ROUND_COLUMNS)
+    rows = _fetch(f"SELECT {key} AS k, {sums} FROM {ROLLUP} r WHERE {where} GROUP BY 1", [*key_params, *params])
+    return {row[0]: dict(zip(ROUND_COLUMNS, (int(v or 0) for v in row[1:]), strict=True)) for row in rows}
+
+
+def _spot_rows(group: str, filters: Filters) -> dict:
+    key, key_params = _key_sql(group)
+    where, params = _where(filters, whole_round=False)
+    theo = _theoretical(filters)
+    if theo:
+        values = ", ".join(["(CAST(%s AS BIGINT), CAST(%s AS VARCHAR(16)), CAST(%s AS NUMERIC))"] * len(theo))
+        with_sql = f"WITH theo (table_id, spot, rtp) AS (VALUES {values}) "
+        join = "LEFT JOIN theo t ON t.table_id = r.table_id AND t.spot = r.spot"
+        theo_cols = "SUM(CASE WHEN t.rtp IS NULL THEN 0 ELSE r.stakes END), SUM(r.stakes * t.rtp)"
+        theo_params = [v for row in theo for v in row]
+    else:
+        with_sql, join, theo_cols, theo_params = "", "", "0, NULL", []
+    rows = _fetch(f"{with_sql}SELECT {key} AS k, r.spot, SUM(r.bets), SUM(r.stakes), SUM(r.payouts), {theo_cols} "
+                  f"FROM {ROLLUP} r {join} WHERE {where} GROUP BY 1, 2", [*theo_params, *key_params, *params])
+    out: dict = {}
+    for k, spot, bets, stakes, payouts, theo_stakes, theo_payouts in rows:
+        out.setdefault(k, {})[spot] = {"bets": int(bets or 0), "stakes": int(stakes or 0), "payouts": int(payouts or 0),
+                                       "theo_stakes": int(theo_stakes or 0), "theo_payouts": Fraction(theo_payouts or 0)}
+    return out
+
+
+def _ratio(numerator, denominator, scale: Decimal = TWO) -> str | None:
+    if not denominator:
+        return None
+    return str((Decimal(numerator) / Decimal(denominator)).quantize(scale, rounding=ROUND_HALF_UP))
+
+
+def _hold(stakes: int, payouts) -> str | None:
+    return percent4(Fraction(stakes - payouts) / stakes) if stakes else None
+
+
+def _spot(spot: str, f: dict) -> dict:
+    theo = (1 - f["theo_payouts"] / f["theo_stakes"]) if f["theo_stakes"] else None
+    return {"spot": spot, "bets": f["bets"], "stakes": str(from_minor(f["stakes"])), "payouts": str(from_minor(f["payouts"])),
+            "ggr": str(from_minor(f["stakes"] - f["payouts"])), "hold": _hold(f["stakes"], f["payouts"]),
+            "theoretical_hold": percent4(theo) if theo is not None else None}
+
+
+def _line(key, label, f: dict, spots: dict) -> dict:
+    return {
+        "key": key, "label": label,
+        "rounds": f["rounds"],
+        "rounds_per_hour": _ratio(f["rounds"] * 3_600_000, f["round_ms"]),
+        "seconds_per_card": _ratio(f["card_ms"], f["cards"] * 1000),
+        "cards": f["cards"], "incidents": f["incidents"], "voids": f["voids"], "player_rounds": f["player_rounds"],
+        "bets": f["bets"], "stakes": str(from_minor(f["stakes"])), "payouts": str(from_minor(f["payouts"])),
+        "ggr": str(from_minor(f["stakes"] - f["payouts"])), "hold": _hold(f["stakes"], f["payouts"]),
+        "spots": [_spot(spot, spots[spot]) for spot in sorted(spots)],
+    }
+
+
+def _key_text(group: str, key) -> str | None:
+    if key is None:
+        return None
+    if group == "hour":
+        when = parse_datetime(key) if isinstance(key, str) else key
+        when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+        return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if group == "day":
+        return key.isoformat() if isinstance(key, date) else str(key)[:10]
+    return str(key)
+
+
+def _labels(group: str, keys: list) -> dict:
+    ids = [k for k in keys if k is not None]
+    if group == "table":
+        return dict(Table.objects.filter(pk__in=ids).values_list("pk", "name"))
+    if group == "dealer":
+        return dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
+    return {}
+
+
+def _add(total: dict, f: dict) -> None:
+    for name, value in f.items():
+        total[name] = total.get(name, 0) + value
+
+
+def report(*, group: str, filters: Filters) -> dict:
+    """The report of the period, one row per group (in key order) and the total."""
+    assert group in GROUPS
+    rounds, spots = _round_rows(group, filters), _spot_rows(group, filters)
+    labels = _labels(group, list(rounds))
+    keys = sorted(set(rounds) | set(spots), key=lambda k: (k is None, _key_text(group, k) if group in ("day", "hour") else k or 0))
+    empty = dict.fromkeys(ROUND_COLUMNS, 0)
+    rows, total, total_spots = [], dict(empty), {}
+    for k in keys:
+        f, s = rounds.get(k, empty), spots.get(k, {})
+        text = _key_text(group, k)
+        label = labels.get(k, "") if group in ("table", "dealer") else (text or "")
+        rows.append(_line(text, label, f, s))
+        _add(total, f)
+        for spot, figures in s.items():
+            _add(total_spots.setdefault(spot, {}), figures)
+    return {"group": group, "from": filters.start.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+            "to": filters.end.astimezone(UTC).isoformat().replace("+00:00", "Z"), "time_zone": settings.TIME_ZONE,
+            "table": filters.table, "dealer": filters.dealer,
+            "rows": rows, "total": _line(None, "total", total, total_spots)}
