@@ -103,7 +103,9 @@ def _spot_rows(group: str, filters: Filters) -> dict:
     else:
         with_sql, join, theo_cols, theo_params = "", "", "0, NULL", []
     rows = _fetch(f"{with_sql}SELECT {key} AS k, r.spot, SUM(r.bets), SUM(r.stakes), SUM(r.payouts), {theo_cols} "
-                  f"FROM {ROLLUP} r {join} WHERE {where} GROUP BY 1, 2", [*theo_params, *key_params, *params])
+                  f"FROM {ROLLUP} r {join} WHERE {where} GROUP BY 1, 2 "
+                  # a spot whose every bet was taken back (a voided round) is left out
+                  "HAVING SUM(r.bets) <> 0 OR SUM(r.stakes) <> 0 OR SUM(r.payouts) <> 0", [*theo_params, *key_params, *params])
     out: dict = {}
     for k, spot, bets, stakes, payouts, theo_stakes, theo_payouts in rows:
         out.setdefault(k, {})[spot] = {"bets": int(bets or 0), "stakes": int(stakes or 0), "payouts": int(payouts or 0),

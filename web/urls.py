@@ -16,6 +16,7 @@ urlpatterns = [
     path("api/", include("tables.urls")),
     path("api/", include("incidents.urls")),
     path("api/", include("matches.urls")),
+    path("api/", include("reports.urls")),
     path("api/", include("accounts.urls")),
     path("healthz", pages.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),

@@ -28,9 +28,12 @@ def make_table(make_table):
     return make
 
 
-def play(table, dealer, bets: list[tuple], cards: list[str], joker: str = "KS", settle: bool = True) -> Round:
-    """Open a round, place (player, spot, amount) bets, close, deal `cards` (ending on the match), settle."""
+def play(table, dealer, bets: list[tuple], cards: list[str], joker: str = "KS", settle: bool = True, opened_at=None) -> Round:
+    """Open a round (as if at `opened_at`), place (player, spot, amount) bets, close, deal `cards`
+    (ending on the match), settle."""
     rnd = open_round(table, dealer, joker)
+    if opened_at is not None:
+        Round.objects.filter(pk=rnd.pk).update(opened_at=opened_at)
     for player, spot, amount in bets:
         place(player, rnd, spot, amount)
     close(rnd, dealer)
