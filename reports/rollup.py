@@ -21,11 +21,11 @@ from django.db.models import Max
 from bets.models import Bet
 from tables.models import DealtCard, Round
 
-from .models import WHOLE_ROUND, Rollup
+from .models import ROUND_FIGURES, WHOLE_ROUND, Rollup
 
 ROLLUP = Rollup._meta.db_table
 BET = Bet._meta.db_table
-COUNTERS = ["rounds", "cards", "card_ms", "round_ms", "incidents", "voids", "player_rounds", "bets", "stakes", "payouts"]
+COUNTERS = ROUND_FIGURES
 KEY = "table_id, hour, COALESCE(dealer_id, 0), COALESCE(shift_id, 0), spot"  # the expressions of the rollup_key index
 _INSERT = f"INSERT INTO {ROLLUP} (table_id, hour, dealer_id, shift_id, spot, {', '.join(COUNTERS)}) "
 _UPSERT = f" ON CONFLICT ({KEY}) DO UPDATE SET " + ", ".join(f"{c} = {ROLLUP}.{c} + excluded.{c}" for c in COUNTERS)
