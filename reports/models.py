@@ -49,3 +49,26 @@ class Rollup(models.Model):
             models.Index(fields=["hour"], name="rollup_spot_hour_idx", condition=~Q(spot=""),
                          include=["table_id", "dealer_id", "shift_id", "spot", "bets", "stakes", "payouts"]),
         ]
+
+
+class RollupDay(models.Model):
+    """The spots' rows again, per day of the studio's TIME_ZONE (the day each row's hour starts in):
+    a long report's spots read a row per table, day, dealer and spot instead of 24. Kept by the same
+    events as Rollup; `manage.py reports_rebuild_days` writes it afresh from Rollup after TIME_ZONE changes."""
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+", db_index=False)
+    day = models.DateField()
+    dealer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+", db_index=False)
+    shift_id = models.BigIntegerField(null=True)
+    spot = models.CharField(max_length=16)
+    bets = models.IntegerField(default=0)
+    stakes = MoneyField(default=0)
+    payouts = MoneyField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(F("table"), F("day"), Coalesce(F("dealer"), 0), Coalesce(F("shift_id"), 0), F("spot"),
+                                    name="rollup_day_key"),
+        ]
+        indexes = [models.Index(fields=["day"], name="rollup_day_idx",
+                                include=["table_id", "dealer_id", "shift_id", "spot", "bets", "stakes", "payouts"])]

@@ -13,15 +13,17 @@ fixed when it opens: the reversal always meets the row the settlement wrote.
 """
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
+from zoneinfo import ZoneInfo
 
+from django.conf import settings
 from django.db import connection
 from django.db.models import Max
 
 from bets.models import Bet
 from tables.models import DealtCard, Round
 
-from .models import ROUND_FIGURES, WHOLE_ROUND, Rollup
+from .models import ROUND_FIGURES, WHOLE_ROUND, Rollup, RollupDay
 
 ROLLUP = Rollup._meta.db_table
 BET = Bet._meta.db_table
@@ -43,6 +45,14 @@ SETTLEMENT = f"""WITH s AS (SELECT spot, COUNT(*) AS n, SUM(amount) AS staked, S
   SELECT spot, 0, 0, 0, 0, 0, %(sign)s * n, %(sign)s * staked, %(sign)s * paid FROM s
 ) AS d WHERE 1 = 1 ORDER BY d.spot{_UPSERT}"""
 
+# The same spots, on the round's day.
+DAY = RollupDay._meta.db_table
+DAY_SETTLEMENT = f"""INSERT INTO {DAY} (table_id, day, dealer_id, shift_id, spot, bets, stakes, payouts)
+SELECT CAST(%(table)s AS BIGINT), %(day)s, CAST(%(dealer)s AS BIGINT), CAST(%(shift)s AS BIGINT), spot,
+       %(sign)s * COUNT(*), %(sign)s * SUM(amount), %(sign)s * SUM(payout) FROM {_SETTLED} GROUP BY spot ORDER BY spot
+ON CONFLICT (table_id, day, COALESCE(dealer_id, 0), COALESCE(shift_id, 0), spot) DO UPDATE SET
+  bets = {DAY}.bets + excluded.bets, stakes = {DAY}.stakes + excluded.stakes, payouts = {DAY}.payouts + excluded.payouts"""
+
 # One figure of the round as a whole (a void, an incident).
 COUNT = f"{_INSERT}SELECT {_PLACE}, '', " + ", ".join(f"%({c})s" for c in COUNTERS) + f" WHERE 1 = 1{_UPSERT}"
 
@@ -51,9 +61,14 @@ def round_hour(rnd: Round) -> datetime:
     return rnd.opened_at.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
 
 
+def round_day(rnd: Round) -> date:
+    """The studio's (TIME_ZONE) day the round's hour starts in."""
+    return round_hour(rnd).astimezone(ZoneInfo(settings.TIME_ZONE)).date()
+
+
 def _place(rnd: Round) -> dict:
     return {"table": rnd.table_id, "hour": connection.ops.adapt_datetimefield_value(round_hour(rnd)),
-            "dealer": rnd.dealer_id, "shift": None, "round": rnd.pk}
+            "day": connection.ops.adapt_datefield_value(round_day(rnd)), "dealer": rnd.dealer_id, "shift": None, "round": rnd.pk}
 
 
 def _ms(start, end) -> int:
@@ -67,11 +82,26 @@ def round_figures(rnd: Round) -> dict:
 
 
 def rollup_settlement(*, rnd: Round, sign: int) -> None:
-    """Add (sign 1) or take back (sign -1) the round's settlement: one statement."""
+    """Add (sign 1) or take back (sign -1) the round's settlement: two statements (the hour's rows,
+    the day's spots)."""
     assert sign in (1, -1)
     figures = {k: sign * v for k, v in round_figures(rnd).items()}
+    place = _place(rnd)
     with connection.cursor() as cur:
-        cur.execute(SETTLEMENT, {**_place(rnd), **figures, "sign": sign})
+        cur.execute(SETTLEMENT, {**place, **figures, "sign": sign})
+        cur.execute(DAY_SETTLEMENT, {**place, "sign": sign})
+
+
+def rebuild_days() -> int:
+    """RollupDay afresh from Rollup, in the TIME_ZONE of now (after it changed): returns its rows."""
+    day, params = connection.ops.datetime_cast_date_sql("hour", (), settings.TIME_ZONE)
+    with connection.cursor() as cur:
+        cur.execute(f"DELETE FROM {DAY}")
+        cur.execute(f"INSERT INTO {DAY} (table_id, day, dealer_id, shift_id, spot, bets, stakes, payouts) "
+                    f"SELECT table_id, {day}, dealer_id, shift_id, spot, SUM(bets), SUM(stakes), SUM(payouts) FROM {ROLLUP} "
+                    f"WHERE spot <> '' GROUP BY 1, 2, 3, 4, 5", [*params])
+        cur.execute(f"SELECT COUNT(*) FROM {DAY}")
+        return cur.fetchone()[0]
 
 
 def rollup_count(*, rnd: Round, **figures: int) -> None:
@@ -101,4 +131,4 @@ def on_incident_raised(sender, *, rnd: Round, **kwargs) -> None:
     rollup_count(rnd=rnd, incidents=1)
 
 
-__all__ = ["WHOLE_ROUND", "rollup_settlement", "rollup_count", "round_figures", "round_hour"]
+__all__ = ["WHOLE_ROUND", "rebuild_days", "rollup_settlement", "rollup_count", "round_day", "round_figures", "round_hour"]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -21,10 +22,11 @@ from engine import EngineError, odds, percent4
 from studio.money import from_minor
 from tables.models import Table
 
-from .models import ROUND_FIGURES, Rollup
+from .models import ROUND_FIGURES, Rollup, RollupDay
 
 GROUPS = ("table", "dealer", "shift", "day", "hour")
 ROLLUP = Rollup._meta.db_table
+DAY = RollupDay._meta.db_table
 ROUND_COLUMNS = ROUND_FIGURES
 TWO = Decimal("0.01")
 
@@ -89,13 +91,41 @@ def _round_rows(group: str, filters: Filters) -> dict:
     return {row[0]: dict(zip(ROUND_COLUMNS, (int(v or 0) for v in row[1:]), strict=True)) for row in rows}
 
 
+def _whole_days(filters: Filters) -> tuple[date, date] | None:
+    """The period's first and last-but-one day when it runs from a midnight to a midnight of TIME_ZONE."""
+    zone = ZoneInfo(settings.TIME_ZONE)
+    start, end = filters.start.astimezone(zone), filters.end.astimezone(zone)
+    if any((t.hour, t.minute, t.second, t.microsecond) != (0, 0, 0, 0) for t in (start, end)):
+        return None
+    return start.date(), end.date()
+
+
+def _spot_source(group: str, filters: Filters) -> tuple[str, list]:
+    """The spots' sums per group, table and spot: from the daily rows when the period is whole days
+    and the group is not the hour (a twenty-fourth of the rows), else from the hourly rows."""
+    days = _whole_days(filters) if group != "hour" else None
+    if days is None:
+        key, key_params = _key_sql(group)
+        where, params = _where(filters, whole_round=False)
+        table = ROLLUP
+    else:
+        key, key_params = ("r.day", ()) if group == "day" else _key_sql(group)
+        adapt = connection.ops.adapt_datefield_value
+        where, params = "r.day >= %s AND r.day < %s", [adapt(days[0]), adapt(days[1])]
+        if filters.table is not None:
+            where, params = where + " AND r.table_id = %s", [*params, filters.table]
+        if filters.dealer is not None:
+            where, params = where + " AND r.dealer_id = %s", [*params, filters.dealer]
+        table = DAY
+    sql = (f"SELECT {key} AS k, r.table_id, r.spot, SUM(r.bets) AS bets, SUM(r.stakes) AS stakes, SUM(r.payouts) AS payouts "
+           f"FROM {table} r WHERE {where} GROUP BY 1, 2, 3")
+    return sql, [*key_params, *params]
+
+
 def _spot_rows(group: str, filters: Filters) -> dict:
     """Per group and spot: summed per table first (a few rows per group), then weighted by each
     table's return to player: the join and the NUMERIC products touch the sums, not the rows."""
-    key, key_params = _key_sql(group)
-    where, params = _where(filters, whole_round=False)
-    sums = (f"SELECT {key} AS k, r.table_id, r.spot, SUM(r.bets) AS bets, SUM(r.stakes) AS stakes, SUM(r.payouts) AS payouts "
-            f"FROM {ROLLUP} r WHERE {where} GROUP BY 1, 2, 3")
+    sums, sum_params = _spot_source(group, filters)
     theo = _theoretical(filters)
     if theo:
         values = ", ".join(["(CAST(%s AS BIGINT), CAST(%s AS VARCHAR(16)), CAST(%s AS NUMERIC))"] * len(theo))
@@ -107,7 +137,7 @@ def _spot_rows(group: str, filters: Filters) -> dict:
         with_sql, join, theo_cols, theo_params = f"WITH g AS ({sums}) ", "", "0, NULL", []
     rows = _fetch(f"{with_sql}SELECT g.k, g.spot, SUM(g.bets), SUM(g.stakes), SUM(g.payouts), {theo_cols} FROM g {join} GROUP BY 1, 2 "
                   # a spot whose every bet was taken back (a voided round) is left out
-                  "HAVING SUM(g.bets) <> 0 OR SUM(g.stakes) <> 0 OR SUM(g.payouts) <> 0", [*theo_params, *key_params, *params])
+                  "HAVING SUM(g.bets) <> 0 OR SUM(g.stakes) <> 0 OR SUM(g.payouts) <> 0", [*theo_params, *sum_params])
     out: dict = {}
     for k, spot, bets, stakes, payouts, theo_stakes, theo_payouts in rows:
         out.setdefault(k, {})[spot] = {"bets": int(bets or 0), "stakes": int(stakes or 0), "payouts": int(payouts or 0),

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import UTC
+from zoneinfo import ZoneInfo
 
 import pytest
+from django.conf import settings
 from django.db.models import Max
 
 from bets.models import Account, Bet, LedgerEntry
 from bets.settlement import round_settle
-from reports.models import Rollup
+from reports.models import Rollup, RollupDay
 from studio.money import to_minor
 from tables.models import DealtCard, Incident, Round
 
@@ -101,5 +103,23 @@ def kept() -> dict:
     return out
 
 
+def days_from_hours() -> dict:
+    """The daily spot rows as the hourly ones add up per TIME_ZONE day (of each row's hour)."""
+    zone = ZoneInfo(settings.TIME_ZONE)
+    out: dict = defaultdict(lambda: [0, 0, 0])
+    for table, hour, dealer, shift, spot, bets, stakes, payouts in Rollup.objects.exclude(spot="").values_list(
+            "table_id", "hour", "dealer_id", "shift_id", "spot", "bets", "stakes", "payouts"):
+        f = out[(table, hour.astimezone(zone).date(), dealer, shift, spot)]
+        f[0], f[1], f[2] = f[0] + bets, f[1] + to_minor(stakes), f[2] + to_minor(payouts)
+    return {k: tuple(v) for k, v in out.items() if any(v)}
+
+
+def days_kept() -> dict:
+    return {tuple(row[:5]): (row[5], to_minor(row[6]), to_minor(row[7]))
+            for row in RollupDay.objects.values_list("table_id", "day", "dealer_id", "shift_id", "spot", "bets", "stakes", "payouts")
+            if any(row[5:])}
+
+
 def assert_rollups_exact() -> None:
     assert kept() == recomputed()
+    assert days_kept() == days_from_hours()

@@ -8,6 +8,7 @@ import pytest
 
 from engine import odds, percent4
 from incidents import services as incidents
+from reports.rollup import rebuild_days
 
 from ..incidents.conftest import raise_incident
 from .conftest import play, quick_player
@@ -141,3 +142,14 @@ def test_a_refusal_stays_json_when_csv_was_asked(supervisor_api):
     response = supervisor_api.get("/api/reports/", {"group": "day", "format": "csv"})
     assert response.status_code == 400
     assert response.json()["code"] and "from" in response.json()["fields"]
+
+
+@pytest.mark.parametrize("group", ["table", "dealer", "day", "shift"])
+def test_whole_days_and_the_same_hours_give_the_same_report(played, supervisor_api, settings, group):
+    settings.TIME_ZONE = "America/New_York"
+    rebuild_days()
+    days = get(supervisor_api, group=group, **{"from": "2026-11-30", "to": "2026-12-02"}).json()
+    hours = get(supervisor_api, group=group, **{"from": "2026-11-30T05:00:00Z", "to": "2026-12-02T05:00:00Z"}).json()
+    shifted = get(supervisor_api, group=group, **{"from": "2026-12-01T05:00:00Z", "to": "2026-12-02T05:00:00Z"}).json()
+    assert days["rows"] == hours["rows"] and days["total"] == hours["total"]
+    assert days["total"]["spots"] and shifted["total"]["stakes"] == "150.00"  # the 04:20 UTC round left out

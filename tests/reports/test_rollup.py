@@ -1,13 +1,14 @@
 """The rollups stay exact through settlements, voids and corrections (re-settlements): each time,
 the rollups equal a recomputation from the rounds, the bets and the ledger."""
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import pytest
 
 from bets.services import bet_cancel
 from bets.settlement import round_settle
 from incidents import services as incidents
-from reports.models import Rollup
+from reports.models import Rollup, RollupDay
+from reports.rollup import rebuild_days
 from tables.models import Round
 
 from ..incidents.conftest import place, raise_incident
@@ -106,3 +107,14 @@ def test_rounds_are_placed_by_their_table_dealer_and_opening_hour(dealer, superv
         (one.pk, datetime(2026, 11, 30, 23, tzinfo=UTC), dealer.pk),
         (two.pk, Round.objects.filter(table=two).get().opened_at.astimezone(UTC).replace(minute=0, second=0, microsecond=0), supervisor.pk),
     }
+
+
+def test_the_daily_spots_follow_the_time_zone_and_are_rebuilt_when_it_changes(dealer, table, players, settings):
+    alice, bob, _ = players
+    play(table, dealer, [(alice, "andar", 10)], ["2C", "3D", "KH"], opened_at=datetime(2026, 12, 1, 4, 30, tzinfo=UTC))
+    play(table, dealer, [(bob, "bahar", 20)], ["KD"], opened_at=datetime(2026, 12, 1, 5, 30, tzinfo=UTC))
+    assert set(RollupDay.objects.values_list("day", "spot")) == {(date(2026, 12, 1), "andar"), (date(2026, 12, 1), "bahar")}
+    settings.TIME_ZONE = "America/New_York"
+    assert rebuild_days() == 2
+    assert set(RollupDay.objects.values_list("day", "spot")) == {(date(2026, 11, 30), "andar"), (date(2026, 12, 1), "bahar")}
+    assert_rollups_exact()
