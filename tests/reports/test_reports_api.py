@@ -8,6 +8,7 @@ import pytest
 
 from engine import odds, percent4
 from incidents import services as incidents
+from reports.api import ReportRowSerializer, ReportSerializer, ReportSpotSerializer
 from reports.rollup import rebuild_days
 
 from ..incidents.conftest import raise_incident
@@ -53,6 +54,10 @@ def test_a_report_by_table_has_the_rounds_money_and_holds(played, supervisor_api
     body = get(supervisor_api, group="table", **{"from": "2026-12-01", "to": "2026-12-02"}).json()
     assert (body["from"], body["to"], body["time_zone"]) == ("2026-12-01T00:00:00Z", "2026-12-02T00:00:00Z", "UTC")
     salon, garden = body["rows"]
+    # the answer is what the schema's serializers document, field for field
+    assert set(body) == set(ReportSerializer().fields)
+    assert set(salon) == set(body["total"]) == set(ReportRowSerializer().fields)
+    assert set(salon["spots"][0]) == set(ReportSpotSerializer().fields)
     assert (salon["key"], salon["label"], garden["label"]) == (str(one.pk), "Salon", "Garden")
     assert {k: salon[k] for k in ("rounds", "cards", "voids", "incidents", "player_rounds", "bets", "stakes", "payouts", "ggr")} == {
         "rounds": 2, "cards": 5, "voids": 0, "incidents": 0, "player_rounds": 4, "bets": 4,
