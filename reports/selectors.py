@@ -212,6 +212,8 @@ def report(*, group: str, filters: Filters) -> dict:
                 cur.execute("SET LOCAL jit = off")
                 cur.execute("SET LOCAL work_mem = '64MB'")
         rounds, spots = _round_rows(group, filters), _spot_rows(group, filters)
+    if group == "day":  # a date from one statement, its text from the other (SQLite): the same key
+        rounds, spots = ({_key_text(group, k): v for k, v in d.items()} for d in (rounds, spots))
     labels = _labels(group, list(rounds))
     keys = sorted(set(rounds) | set(spots), key=lambda k: (k is None, _key_text(group, k) if group in ("day", "hour") else k or 0))
     empty = dict.fromkeys(ROUND_COLUMNS, 0)
