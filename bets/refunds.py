@@ -6,7 +6,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from studio.money import from_minor
-from tables import stream
+from tables import hooks, stream
 from tables.events import BetRefunded
 from tables.models import Round
 
@@ -22,6 +22,8 @@ def round_refund_all(*, rnd: Round, version: int) -> dict:
     moves the round to `voided` in the same transaction. Returns the totals refunded."""
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     house = house_account(rnd.settings["currency"])
+    if rnd.status == Round.Status.SETTLED:  # its bets still as settled: reactions take the settlement back
+        hooks.round_unsettling.send(sender=Round, rnd=rnd)
     with connection.cursor() as cur:
         wallets_lock(cur, round_id=rnd.pk, statuses=REFUNDABLE)
         reverse_wins(cur, round_id=rnd.pk, house_id=house.pk, version=version, now=now)

@@ -67,6 +67,7 @@ def round_resettle(*, rnd: Round, actor=None) -> None:
     version = rnd.settlement_version + 1
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     house = house_account(rnd.settings["currency"])
+    hooks.round_unsettling.send(sender=Round, rnd=rnd)  # the bets still as settled: reactions take them back
     with connection.cursor() as cur:
         wallets_lock(cur, round_id=rnd.pk, statuses=SETTLED)
         reverse_wins(cur, round_id=rnd.pk, house_id=house.pk, version=version, now=now)

@@ -61,6 +61,7 @@ def incident_raise(*, round_id: int, actor, kind: str, notes: str = "") -> Incid
             paused = True
         incident = Incident.objects.create(round=rnd, raised_by=actor, kind=kind, paused_round=paused,
                                            notes=[_note(actor, notes)] if notes.strip() else [])
+        hooks.incident_raised.send(sender=Round, rnd=rnd, incident=incident)
         now_status = S.PAUSED if paused else rnd.status
         audit(round_id=rnd.pk, actor=actor, action="incident", frm=now_status, to=now_status,
               data={"incident": incident.pk, "kind": kind, "notes": notes})

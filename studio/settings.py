@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "matches",
     "virtual",
     "integrity",
+    "reports",
     "web",
 ]
 

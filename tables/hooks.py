@@ -13,8 +13,14 @@ receiver writes in the caller's transaction, if any, or its own).
     hook            sent by                                        connected by: the reaction
     betting_opened  round_open; incident_resume back into betting  tables: the close-betting timer task
     round_finished  round_finish (the match card, or on resume)    bets: the settlement task
-    round_settled   bets.settlement (a settle and a re-settle)     matches: score the round; integrity: test it
-    round_voided    incident_void                                  matches: forget the round; integrity: count the void
+    round_settled   bets.settlement (a settle and a re-settle)     matches: score the round; integrity: test it;
+                                                                   reports: add the round's figures
+    round_unsettling  bets.settlement, bets.refunds: a settled round   reports: take the round's figures back
+                    about to be re-settled or voided, its bets still
+                    as settled
+    round_voided    incident_void                                  matches: forget the round; integrity: count the
+                                                                   void; reports: count the void
+    incident_raised incident_raise (also `incident=`)              reports: count the incident
     card_refused    card_deal (an unreadable or duplicate card)    integrity: count the refused scan
 """
 from django.dispatch import Signal
@@ -24,6 +30,8 @@ round_finished = Signal()
 round_settled = Signal()
 round_voided = Signal()
 card_refused = Signal()
+round_unsettling = Signal()
+incident_raised = Signal()
 
 HOOKS: dict[str, Signal] = {
     "betting_opened": betting_opened,
@@ -31,4 +39,6 @@ HOOKS: dict[str, Signal] = {
     "round_settled": round_settled,
     "round_voided": round_voided,
     "card_refused": card_refused,
+    "round_unsettling": round_unsettling,
+    "incident_raised": incident_raised,
 }

@@ -19,6 +19,7 @@ urlpatterns = [
     path("api/", include("incidents.urls")),
     path("api/", include("matches.urls")),
     path("api/", include("integrity.urls")),
+    path("api/", include("reports.urls")),
     path("api/", include("accounts.urls")),
     path("healthz", pages.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),

@@ -14,15 +14,17 @@ from tables.models import Round
 from tables.services import card_deal, round_close_betting, round_open
 
 ROOT = Path(__file__).resolve().parents[2]
-PROJECT_APPS = ["accounts", "tables", "bets", "incidents", "matches", "virtual", "integrity", "web"]
+PROJECT_APPS = ["accounts", "tables", "bets", "incidents", "matches", "virtual", "integrity", "reports", "web"]
 
 # Who reacts to what: the table in tables/hooks.py's docstring, as the apps connect it.
 REACTIONS = {
     "betting_opened": ["tables.tasks.schedule_close_betting"],
     "round_finished": ["bets.tasks.settle_when_finished"],
-    "round_settled": ["matches.services.on_round_settled", "integrity.services.on_round_settled"],
-    "round_voided": ["matches.services.on_round_voided", "integrity.services.on_round_voided"],
+    "round_settled": ["matches.services.on_round_settled", "integrity.services.on_round_settled", "reports.rollup.on_round_settled"],
+    "round_voided": ["matches.services.on_round_voided", "integrity.services.on_round_voided", "reports.rollup.on_round_voided"],
     "card_refused": ["integrity.services.on_card_refused"],
+    "round_unsettling": ["reports.rollup.on_round_unsettling"],
+    "incident_raised": ["reports.rollup.on_incident_raised"],
 }
 
 

@@ -5,6 +5,7 @@ import { refresh } from "./floor.js";
 import { closeIncident } from "./incident.js";
 import { reload } from "./history.js";
 import "./integrity.js";
+import "./reports.js";
 import { dialog } from "./tiles.js";
 import { $, emit, on, state } from "./ui.js";
 import { openIncidents } from "./words.js";

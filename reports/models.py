@@ -1,0 +1,74 @@
+"""The reports' rollups: a round's figures added up per (table, hour, dealer, shift, spot).
+
+A row with `spot` "" holds the rounds as a whole (rounds, cards, times, incidents, voids, players)
+and every bet of them; a row per spot holds that spot's bets. The round's hour (the hour in UTC in
+which it opened), dealer and shift place every figure of the round, so a void or a re-settlement
+finds the row its settlement wrote. Written only by reports.rollup, in the transaction of the change.
+"""
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django.db.models.functions import Coalesce
+
+from studio.money import MoneyField
+
+WHOLE_ROUND = ""
+ROUND_FIGURES = ["rounds", "cards", "card_ms", "round_ms", "incidents", "voids", "player_rounds", "bets", "stakes", "payouts"]
+
+
+class Rollup(models.Model):
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+", db_index=False)
+    hour = models.DateTimeField(help_text="The hour (UTC) in which the rounds opened.")
+    dealer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+", db_index=False)
+    shift_id = models.BigIntegerField(null=True)
+    spot = models.CharField(max_length=16, blank=True, help_text='A bet type, or "" for the rounds as a whole.')
+    rounds = models.IntegerField(default=0, help_text="Settled rounds (a voided one is in `voids` only).")
+    cards = models.IntegerField(default=0, help_text="Cards dealt in them, the joker left out.")
+    card_ms = models.BigIntegerField(default=0, help_text="Milliseconds from betting's close to the last card.")
+    round_ms = models.BigIntegerField(default=0, help_text="Milliseconds from opening to the match.")
+    incidents = models.IntegerField(default=0)
+    voids = models.IntegerField(default=0)
+    player_rounds = models.IntegerField(default=0, help_text="Players with a settled bet, once per round.")
+    bets = models.IntegerField(default=0)
+    stakes = MoneyField(default=0)
+    payouts = MoneyField(default=0, help_text="Everything that came back: stakes and winnings.")
+
+    class Meta:
+        constraints = [
+            # The key of every upsert (reports.rollup): no dealer (the virtual dealer) or no shift is 0.
+            models.UniqueConstraint(F("table"), F("hour"), Coalesce(F("dealer"), 0), Coalesce(F("shift_id"), 0), F("spot"),
+                                    name="rollup_key"),
+        ]
+        indexes = [
+            # A report reads a period's rows, the rounds as a whole or the spots, from these alone (an
+            # index-only scan, in hour order): a period's rows are a range of each, and its rows are
+            # not spread over pages shared with the other kind. PostgreSQL only; elsewhere plain
+            # partial indexes on the hour.
+            models.Index(fields=["hour"], name="rollup_round_hour_idx", condition=Q(spot=""),
+                         include=["table_id", "dealer_id", "shift_id", *ROUND_FIGURES]),
+            models.Index(fields=["hour"], name="rollup_spot_hour_idx", condition=~Q(spot=""),
+                         include=["table_id", "dealer_id", "shift_id", "spot", "bets", "stakes", "payouts"]),
+        ]
+
+
+class RollupDay(models.Model):
+    """The spots' rows again, per day of the studio's TIME_ZONE (the day each row's hour starts in):
+    a long report's spots read a row per table, day, dealer and spot instead of 24. Kept by the same
+    events as Rollup; `manage.py reports_rebuild_days` writes it afresh from Rollup after TIME_ZONE changes."""
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+", db_index=False)
+    day = models.DateField()
+    dealer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+", db_index=False)
+    shift_id = models.BigIntegerField(null=True)
+    spot = models.CharField(max_length=16)
+    bets = models.IntegerField(default=0)
+    stakes = MoneyField(default=0)
+    payouts = MoneyField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(F("table"), F("day"), Coalesce(F("dealer"), 0), Coalesce(F("shift_id"), 0), F("spot"),
+                                    name="rollup_day_key"),
+        ]
+        indexes = [models.Index(fields=["day"], name="rollup_day_idx",
+                                include=["table_id", "dealer_id", "shift_id", "spot", "bets", "stakes", "payouts"])]

@@ -1,0 +1,134 @@
+"""Keeping the rollups exact: every change to a round's figures is one upsert of deltas, in the
+transaction of the change, through the hooks of tables.hooks.
+
+- a settlement (or a re-settlement) adds the round: rounds, cards, times, players, and its bets
+  grouped by spot in SQL (one INSERT ... SELECT ... ON CONFLICT DO UPDATE, whatever the number of bets);
+- before a settled round is re-settled or voided, the same statement with every figure negated takes
+  the settlement back (its bets are still as settled then), so a re-settlement ends with the new
+  figures only;
+- a void counts one void, an incident one incident, on the round's row.
+
+A round's figures are placed by its table, the UTC hour it opened in, its dealer and its shift, all
+fixed when it opens: the reversal always meets the row the settlement wrote.
+"""
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.db import connection
+from django.db.models import Max
+
+from bets.models import Bet
+from tables.models import DealtCard, Round
+
+from .models import ROUND_FIGURES, WHOLE_ROUND, Rollup, RollupDay
+
+ROLLUP = Rollup._meta.db_table
+BET = Bet._meta.db_table
+COUNTERS = ROUND_FIGURES
+KEY = "table_id, hour, COALESCE(dealer_id, 0), COALESCE(shift_id, 0), spot"  # the expressions of the rollup_key index
+_INSERT = f"INSERT INTO {ROLLUP} (table_id, hour, dealer_id, shift_id, spot, {', '.join(COUNTERS)}) "
+_UPSERT = f" ON CONFLICT ({KEY}) DO UPDATE SET " + ", ".join(f"{c} = {ROLLUP}.{c} + excluded.{c}" for c in COUNTERS)
+_PLACE = "CAST(%(table)s AS BIGINT), %(hour)s, CAST(%(dealer)s AS BIGINT), CAST(%(shift)s AS BIGINT)"
+_SETTLED = f"{BET} WHERE round_id = %(round)s AND status IN ('won', 'lost')"
+
+# The round as a whole and each spot it was bet on, from the round's settled bets, times `sign`.
+SETTLEMENT = f"""WITH s AS (SELECT spot, COUNT(*) AS n, SUM(amount) AS staked, SUM(payout) AS paid FROM {_SETTLED} GROUP BY spot)
+{_INSERT}SELECT {_PLACE}, d.spot, d.rounds, d.cards, d.card_ms, d.round_ms, 0, 0, d.players, d.n, d.staked, d.paid FROM (
+  SELECT '' AS spot, %(rounds)s AS rounds, %(cards)s AS cards, %(card_ms)s AS card_ms, %(round_ms)s AS round_ms,
+         %(sign)s * (SELECT COUNT(DISTINCT player_id) FROM {_SETTLED}) AS players,
+         %(sign)s * COALESCE(SUM(n), 0) AS n, %(sign)s * COALESCE(SUM(staked), 0) AS staked, %(sign)s * COALESCE(SUM(paid), 0) AS paid
+  FROM s
+  UNION ALL
+  SELECT spot, 0, 0, 0, 0, 0, %(sign)s * n, %(sign)s * staked, %(sign)s * paid FROM s
+) AS d WHERE 1 = 1 ORDER BY d.spot{_UPSERT}"""
+
+# The same spots, on the round's day.
+DAY = RollupDay._meta.db_table
+DAY_SETTLEMENT = f"""INSERT INTO {DAY} (table_id, day, dealer_id, shift_id, spot, bets, stakes, payouts)
+SELECT CAST(%(table)s AS BIGINT), %(day)s, CAST(%(dealer)s AS BIGINT), CAST(%(shift)s AS BIGINT), spot,
+       %(sign)s * COUNT(*), %(sign)s * SUM(amount), %(sign)s * SUM(payout) FROM {_SETTLED} GROUP BY spot ORDER BY spot
+ON CONFLICT (table_id, day, COALESCE(dealer_id, 0), COALESCE(shift_id, 0), spot) DO UPDATE SET
+  bets = {DAY}.bets + excluded.bets, stakes = {DAY}.stakes + excluded.stakes, payouts = {DAY}.payouts + excluded.payouts"""
+
+# One figure of the round as a whole (a void, an incident).
+COUNT = f"{_INSERT}SELECT {_PLACE}, '', " + ", ".join(f"%({c})s" for c in COUNTERS) + f" WHERE 1 = 1{_UPSERT}"
+
+
+def round_hour(rnd: Round) -> datetime:
+    return rnd.opened_at.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+
+
+def round_day(rnd: Round) -> date:
+    """The studio's (TIME_ZONE) day the round's hour starts in."""
+    return round_hour(rnd).astimezone(ZoneInfo(settings.TIME_ZONE)).date()
+
+
+def _place(rnd: Round) -> dict:
+    return {"table": rnd.table_id, "hour": connection.ops.adapt_datetimefield_value(round_hour(rnd)),
+            "day": connection.ops.adapt_datefield_value(round_day(rnd)), "dealer": rnd.dealer_id, "shift": None, "round": rnd.pk}
+
+
+def _ms(start, end) -> int:
+    return max(0, round((end - start).total_seconds() * 1000)) if start and end else 0
+
+
+def round_figures(rnd: Round) -> dict:
+    """The figures of the round as a whole that its rows hold (besides its bets)."""
+    last_card = DealtCard.objects.filter(round_id=rnd.pk).aggregate(at=Max("dealt_at"))["at"]
+    return {"rounds": 1, "cards": rnd.cards_dealt, "card_ms": _ms(rnd.closed_at, last_card), "round_ms": _ms(rnd.opened_at, rnd.finished_at)}
+
+
+def rollup_settlement(*, rnd: Round, sign: int) -> None:
+    """Add (sign 1) or take back (sign -1) the round's settlement: two statements (the hour's rows,
+    the day's spots)."""
+    assert sign in (1, -1)
+    figures = {k: sign * v for k, v in round_figures(rnd).items()}
+    place = _place(rnd)
+    with connection.cursor() as cur:
+        cur.execute(SETTLEMENT, {**place, **figures, "sign": sign})
+        cur.execute(DAY_SETTLEMENT, {**place, "sign": sign})
+
+
+def rebuild_days() -> int:
+    """RollupDay afresh from Rollup, in the TIME_ZONE of now (after it changed): returns its rows."""
+    day, params = connection.ops.datetime_cast_date_sql("hour", (), settings.TIME_ZONE)
+    with connection.cursor() as cur:
+        cur.execute(f"DELETE FROM {DAY}")
+        cur.execute(f"INSERT INTO {DAY} (table_id, day, dealer_id, shift_id, spot, bets, stakes, payouts) "
+                    f"SELECT table_id, {day}, dealer_id, shift_id, spot, SUM(bets), SUM(stakes), SUM(payouts) FROM {ROLLUP} "
+                    f"WHERE spot <> '' GROUP BY 1, 2, 3, 4, 5", [*params])
+        cur.execute(f"SELECT COUNT(*) FROM {DAY}")
+        return cur.fetchone()[0]
+
+
+def rollup_count(*, rnd: Round, **figures: int) -> None:
+    """Add figures of the round as a whole (voids=1, incidents=1): one statement."""
+    assert set(figures) <= set(COUNTERS)
+    with connection.cursor() as cur:
+        cur.execute(COUNT, {**_place(rnd), **{c: figures.get(c, 0) for c in COUNTERS}})
+
+
+# --- the hooks' receivers (reports.apps) -------------------------------------------------------
+
+def on_round_settled(sender, *, rnd: Round, **kwargs) -> None:
+    """tables.hooks.round_settled: a settlement or a re-settlement wrote the bets' results."""
+    rollup_settlement(rnd=rnd, sign=1)
+
+
+def on_round_unsettling(sender, *, rnd: Round, **kwargs) -> None:
+    """tables.hooks.round_unsettling: a settled round's results are about to be reversed."""
+    rollup_settlement(rnd=rnd, sign=-1)
+
+
+def on_round_voided(sender, *, rnd: Round, **kwargs) -> None:
+    rollup_count(rnd=rnd, voids=1)
+
+
+def on_incident_raised(sender, *, rnd: Round, **kwargs) -> None:
+    rollup_count(rnd=rnd, incidents=1)
+
+
+__all__ = ["WHOLE_ROUND", "rebuild_days", "rollup_settlement", "rollup_count", "round_day", "round_figures", "round_hour"]

@@ -1,0 +1,232 @@
+"""The reports, read from the rollups only (never from the bets): two grouped statements over the
+period's rows, one for the rounds as a whole and one for the spots.
+
+The theoretical hold of a spot is 1 - its exact return to player (engine.odds) under the settings of
+each table it was bet at, weighted by the stakes there; the observed hold is (stakes - payouts) / stakes.
+Days are the studio's TIME_ZONE days; an hour's row belongs to the day its hour starts in.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from decimal import ROUND_HALF_UP, Decimal, localcontext
+from fractions import Fraction
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
+from django.utils.dateparse import parse_datetime
+
+from engine import EngineError, odds, percent4
+from studio.money import from_minor
+from tables.models import Table
+
+from .models import ROUND_FIGURES, Rollup, RollupDay
+
+GROUPS = ("table", "dealer", "shift", "day", "hour")
+ROLLUP = Rollup._meta.db_table
+DAY = RollupDay._meta.db_table
+ROUND_COLUMNS = ROUND_FIGURES
+TWO = Decimal("0.01")
+
+
+@dataclass(frozen=True)
+class Filters:
+    start: datetime  # inclusive, aware
+    end: datetime  # exclusive, aware
+    table: int | None = None
+    dealer: int | None = None
+
+
+def _key_sql(group: str) -> tuple[str, tuple]:
+    if group == "day":
+        return connection.ops.datetime_cast_date_sql("r.hour", (), settings.TIME_ZONE)
+    return {"table": "r.table_id", "dealer": "r.dealer_id", "shift": "r.shift_id", "hour": "r.hour"}[group], ()
+
+
+def _where(filters: Filters, whole_round: bool) -> tuple[str, list]:
+    adapt = connection.ops.adapt_datetimefield_value
+    sql = [f"r.spot {'=' if whole_round else '<>'} ''", "r.hour >= %s", "r.hour < %s"]
+    params: list = [adapt(filters.start), adapt(filters.end)]
+    if filters.table is not None:
+        sql.append("r.table_id = %s")
+        params.append(filters.table)
+    if filters.dealer is not None:
+        sql.append("r.dealer_id = %s")
+        params.append(filters.dealer)
+    return " AND ".join(sql), params
+
+
+def _rtp_text(value: Fraction) -> str:
+    with localcontext() as ctx:
+        ctx.prec = 30
+        return str(Decimal(value.numerator) / Decimal(value.denominator))
+
+
+def _theoretical(filters: Filters) -> list[tuple[int, str, str]]:
+    """(table, spot, return to player) of every spot each table offers under its settings now."""
+    tables = Table.objects.all() if filters.table is None else Table.objects.filter(pk=filters.table)
+    rows = []
+    for table in tables:
+        try:
+            config = table.engine_config()
+        except EngineError:  # settings the engine refuses (an edited row): no theoretical figure
+            continue
+        rows += [(table.pk, o.spot, _rtp_text(o.rtp)) for o in odds(config)]
+    return rows
+
+
+def _fetch(sql: str, params: list) -> list[tuple]:
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        return cur.fetchall()
+
+
+def _round_rows(group: str, filters: Filters) -> dict:
+    key, key_params = _key_sql(group)
+    where, params = _where(filters, whole_round=True)
+    sums = ", ".join(f"SUM(r.{c})" for c in ROUND_COLUMNS)
+    rows = _fetch(f"SELECT {key} AS k, {sums} FROM {ROLLUP} r WHERE {where} GROUP BY 1", [*key_params, *params])
+    return {row[0]: dict(zip(ROUND_COLUMNS, (int(v or 0) for v in row[1:]), strict=True)) for row in rows}
+
+
+def _whole_days(filters: Filters) -> tuple[date, date] | None:
+    """The period's first and last-but-one day when it runs from a midnight to a midnight of TIME_ZONE."""
+    zone = ZoneInfo(settings.TIME_ZONE)
+    start, end = filters.start.astimezone(zone), filters.end.astimezone(zone)
+    if any((t.hour, t.minute, t.second, t.microsecond) != (0, 0, 0, 0) for t in (start, end)):
+        return None
+    return start.date(), end.date()
+
+
+def _spot_source(group: str, filters: Filters) -> tuple[str, list]:
+    """The spots' sums per group, table and spot: from the daily rows when the period is whole days
+    and the group is not the hour (a twenty-fourth of the rows), else from the hourly rows."""
+    days = _whole_days(filters) if group != "hour" else None
+    if days is None:
+        key, key_params = _key_sql(group)
+        where, params = _where(filters, whole_round=False)
+        table = ROLLUP
+    else:
+        key, key_params = ("r.day", ()) if group == "day" else _key_sql(group)
+        adapt = connection.ops.adapt_datefield_value
+        where, params = "r.day >= %s AND r.day < %s", [adapt(days[0]), adapt(days[1])]
+        if filters.table is not None:
+            where, params = where + " AND r.table_id = %s", [*params, filters.table]
+        if filters.dealer is not None:
+            where, params = where + " AND r.dealer_id = %s", [*params, filters.dealer]
+        table = DAY
+    sql = (f"SELECT {key} AS k, r.table_id, r.spot, SUM(r.bets) AS bets, SUM(r.stakes) AS stakes, SUM(r.payouts) AS payouts "
+           f"FROM {table} r WHERE {where} GROUP BY 1, 2, 3")
+    return sql, [*key_params, *params]
+
+
+def _spot_rows(group: str, filters: Filters) -> dict:
+    """Per group and spot: summed per table first (a few rows per group), then weighted by each
+    table's return to player: the join and the NUMERIC products touch the sums, not the rows."""
+    sums, sum_params = _spot_source(group, filters)
+    theo = _theoretical(filters)
+    if theo:
+        values = ", ".join(["(CAST(%s AS BIGINT), CAST(%s AS VARCHAR(16)), CAST(%s AS NUMERIC))"] * len(theo))
+        with_sql = f"WITH theo (table_id, spot, rtp) AS (VALUES {values}), g AS ({sums}) "
+        join = "LEFT JOIN theo t ON t.table_id = g.table_id AND t.spot = g.spot"
+        theo_cols = "SUM(CASE WHEN t.rtp IS NULL THEN 0 ELSE g.stakes END), SUM(g.stakes * t.rtp)"
+        theo_params = [v for row in theo for v in row]
+    else:
+        with_sql, join, theo_cols, theo_params = f"WITH g AS ({sums}) ", "", "0, NULL", []
+    rows = _fetch(f"{with_sql}SELECT g.k, g.spot, SUM(g.bets), SUM(g.stakes), SUM(g.payouts), {theo_cols} FROM g {join} GROUP BY 1, 2 "
+                  # a spot whose every bet was taken back (a voided round) is left out
+                  "HAVING SUM(g.bets) <> 0 OR SUM(g.stakes) <> 0 OR SUM(g.payouts) <> 0", [*theo_params, *sum_params])
+    out: dict = {}
+    for k, spot, bets, stakes, payouts, theo_stakes, theo_payouts in rows:
+        out.setdefault(k, {})[spot] = {"bets": int(bets or 0), "stakes": int(stakes or 0), "payouts": int(payouts or 0),
+                                       "theo_stakes": int(theo_stakes or 0), "theo_payouts": Fraction(theo_payouts or 0)}
+    return out
+
+
+def _ratio(numerator, denominator, scale: Decimal = TWO) -> str | None:
+    if not denominator:
+        return None
+    return str((Decimal(numerator) / Decimal(denominator)).quantize(scale, rounding=ROUND_HALF_UP))
+
+
+def _hold(stakes: int, payouts) -> str | None:
+    return percent4(Fraction(stakes - payouts) / stakes) if stakes else None
+
+
+def _spot(spot: str, f: dict) -> dict:
+    theo = (1 - f["theo_payouts"] / f["theo_stakes"]) if f["theo_stakes"] else None
+    return {"spot": spot, "bets": f["bets"], "stakes": str(from_minor(f["stakes"])), "payouts": str(from_minor(f["payouts"])),
+            "ggr": str(from_minor(f["stakes"] - f["payouts"])), "hold": _hold(f["stakes"], f["payouts"]),
+            "theoretical_hold": percent4(theo) if theo is not None else None}
+
+
+def _line(key, label, f: dict, spots: dict) -> dict:
+    return {
+        "key": key, "label": label,
+        "rounds": f["rounds"],
+        "rounds_per_hour": _ratio(f["rounds"] * 3_600_000, f["round_ms"]),
+        "seconds_per_card": _ratio(f["card_ms"], f["cards"] * 1000),
+        "cards": f["cards"], "incidents": f["incidents"], "voids": f["voids"], "player_rounds": f["player_rounds"],
+        "bets": f["bets"], "stakes": str(from_minor(f["stakes"])), "payouts": str(from_minor(f["payouts"])),
+        "ggr": str(from_minor(f["stakes"] - f["payouts"])), "hold": _hold(f["stakes"], f["payouts"]),
+        "spots": [_spot(spot, spots[spot]) for spot in sorted(spots)],
+    }
+
+
+def _key_text(group: str, key) -> str | None:
+    if key is None:
+        return None
+    if group == "hour":
+        when = parse_datetime(key) if isinstance(key, str) else key
+        when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+        return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if group == "day":
+        return key.isoformat() if isinstance(key, date) else str(key)[:10]
+    return str(key)
+
+
+def _labels(group: str, keys: list) -> dict:
+    ids = [k for k in keys if k is not None]
+    if group == "table":
+        return dict(Table.objects.filter(pk__in=ids).values_list("pk", "name"))
+    if group == "dealer":
+        return dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
+    return {}
+
+
+def _add(total: dict, f: dict) -> None:
+    for name, value in f.items():
+        total[name] = total.get(name, 0) + value
+
+
+def report(*, group: str, filters: Filters) -> dict:
+    """The report of the period, one row per group (in key order) and the total."""
+    assert group in GROUPS
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cur:
+                # JIT-compiling these statements costs more than it saves them (about 0.2 s), and a
+                # year's per-table sums (some 100,000 groups) spill to disk in the default work_mem.
+                cur.execute("SET LOCAL jit = off")
+                cur.execute("SET LOCAL work_mem = '64MB'")
+        rounds, spots = _round_rows(group, filters), _spot_rows(group, filters)
+    if group == "day":  # a date from one statement, its text from the other (SQLite): the same key
+        rounds, spots = ({_key_text(group, k): v for k, v in d.items()} for d in (rounds, spots))
+    labels = _labels(group, list(rounds))
+    keys = sorted(set(rounds) | set(spots), key=lambda k: (k is None, _key_text(group, k) if group in ("day", "hour") else k or 0))
+    empty = dict.fromkeys(ROUND_COLUMNS, 0)
+    rows, total, total_spots = [], dict(empty), {}
+    for k in keys:
+        f, s = rounds.get(k, empty), spots.get(k, {})
+        text = _key_text(group, k)
+        label = labels.get(k, "") if group in ("table", "dealer") else (text or "")
+        rows.append(_line(text, label, f, s))
+        _add(total, f)
+        for spot, figures in s.items():
+            _add(total_spots.setdefault(spot, {}), figures)
+    return {"group": group, "from": filters.start.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+            "to": filters.end.astimezone(UTC).isoformat().replace("+00:00", "Z"), "time_zone": settings.TIME_ZONE,
+            "table": filters.table, "dealer": filters.dealer,
+            "rows": rows, "total": _line(None, "total", total, total_spots)}

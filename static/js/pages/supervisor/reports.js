@@ -1,0 +1,191 @@
+// The Reports view of the supervisor console: GET /api/reports/ with the filters, three charts drawn
+// as inline SVG (GGR by day, hold observed against theoretical per bet type, rounds per hour by
+// dealer) and the same figures in tables. Every figure is the server's; the charts only scale them.
+// Strings: gettext() here and the template partials/supervisor_reports.html.
+
+import { html } from "../../html.js";
+import { format, gettext, locale } from "../../i18n.js";
+import { money } from "../../money.js";
+import { $, api, showError } from "./ui.js";
+import { spotName } from "./words.js";
+
+const W = 640, H = 240, LEFT = 64, RIGHT = 12, TOP = 12, BOTTOM = 44;
+const amount = (v) => money(v, locale(), { places: 2 });
+const percent = (v) => (v === null || v === undefined ? "–"
+  : new Intl.NumberFormat(locale(), { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(Number(v)) + " %");
+const decimal2 = (v) => (v === null || v === undefined ? "–"
+  : new Intl.NumberFormat(locale(), { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(Number(v)));
+const count = (v) => new Intl.NumberFormat(locale()).format(v);
+const dealers = new Map();  // id -> username, as the reports name them
+let seq = 0;
+
+function isoDay(date) {
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+function dayLabel(key) {
+  return new Intl.DateTimeFormat(locale(), { timeZone: "UTC", day: "numeric", month: "short" }).format(new Date(key + "T00:00:00Z"));
+}
+
+/** A row's name for people, by what the report is grouped by. */
+export function rowLabel(group, row) {
+  if (group === "day" && row.key) return dayLabel(row.key);
+  if (group === "hour" && row.key) {
+    return new Intl.DateTimeFormat(locale(), { timeZone: "UTC", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" })
+      .format(new Date(row.key)) + " UTC";
+  }
+  if (group === "dealer") return row.label || gettext("No dealer (virtual)");
+  if (group === "shift") return row.key ? format(gettext("Shift %(id)s"), { id: row.key }) : gettext("No shift");
+  return row.label || String(row.key ?? "");
+}
+
+function ticks(lo, hi, n = 4) {
+  const span = hi - lo || 1;
+  const step0 = span / n, mag = 10 ** Math.floor(Math.log10(step0));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= step0) || step0;
+  const out = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-9; v += step) out.push(Math.round(v / step) * step);
+  return out;
+}
+
+function frame(titleId, title, body) {
+  return html`<svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${titleId}" preserveAspectRatio="xMidYMid meet"><title>${title}</title>${body}</svg>`;
+}
+
+/**
+ * Vertical bars from a zero line: items [{label, value (a number), text}], one series or two
+ * (values: [a, b] with classes). Returns the SVG's markup.
+ */
+export function columnChart({ items, titleId, title, classes, valueText }) {
+  if (!items.length) return html`<p class="chart-empty">${gettext("Nothing in this period.")}</p>`;
+  const series = items[0].values.length;
+  const all = items.flatMap((i) => i.values);
+  const lo = Math.min(0, ...all), hi = Math.max(0, ...all, lo === 0 ? 1e-9 : 0);
+  const grid = ticks(lo, hi);
+  const top = Math.max(hi, grid[grid.length - 1]), bottom = Math.min(lo, grid[0]);
+  const y = (v) => TOP + (top - v) / ((top - bottom) || 1) * (H - TOP - BOTTOM);
+  const band = (W - LEFT - RIGHT) / items.length, bar = Math.max(1, (band * 0.8) / series);
+  const every = Math.ceil(items.length / 12);
+  const parts = [];
+  for (const t of grid) {
+    parts.push(html`<line class="grid-line" x1="${LEFT}" x2="${W - RIGHT}" y1="${y(t)}" y2="${y(t)}"></line>`,
+      html`<text x="${LEFT - 6}" y="${y(t) + 4}" text-anchor="end">${valueText(t)}</text>`);
+  }
+  items.forEach((item, i) => {
+    item.values.forEach((v, s) => {
+      const x = LEFT + i * band + band * 0.1 + s * bar;
+      const y0 = y(Math.max(v, 0)), h = Math.max(1, Math.abs(y(v) - y(0)));
+      parts.push(html`<rect class="${classes[s]}${v < 0 ? " neg" : ""}" x="${x.toFixed(1)}" y="${y0.toFixed(1)}" width="${bar.toFixed(1)}" height="${h.toFixed(1)}"><title>${item.label}: ${item.texts[s]}</title></rect>`);
+    });
+    if (i % every === 0) {
+      parts.push(html`<text x="${(LEFT + i * band + band / 2).toFixed(1)}" y="${H - BOTTOM + 16}" text-anchor="middle">${item.label}</text>`);
+    }
+  });
+  parts.push(html`<line class="axis" x1="${LEFT}" x2="${W - RIGHT}" y1="${y(0)}" y2="${y(0)}"></line>`);
+  return frame(titleId, title, parts);
+}
+
+/** Horizontal bars: items [{label, value, text}], longest first as given. */
+export function barChart({ items, titleId, title, cls }) {
+  if (!items.length) return html`<p class="chart-empty">${gettext("Nothing in this period.")}</p>`;
+  const height = TOP + items.length * 22 + 8, left = 150;
+  const hi = Math.max(...items.map((i) => i.value), 1e-9);
+  const parts = items.map((item, i) => {
+    const w = Math.max(1, (item.value / hi) * (W - left - 70));
+    const yy = TOP + i * 22;
+    return html`<text x="${left - 8}" y="${yy + 14}" text-anchor="end">${item.label.slice(0, 22)}</text><rect class="${cls}" x="${left}" y="${yy + 2}" width="${w.toFixed(1)}" height="16"><title>${item.label}: ${item.text}</title></rect><text x="${(left + w + 6).toFixed(1)}" y="${yy + 14}">${item.text}</text>`;
+  });
+  return html`<svg viewBox="0 0 ${W} ${height}" role="img" aria-labelledby="${titleId}"><title>${title}</title>${parts}</svg>`;
+}
+
+function params(group) {
+  const p = new URLSearchParams({ group: group || $("#r-group").value, from: $("#r-from").value, to: $("#r-to").value });
+  for (const [k, el] of [["table", "#r-table"], ["dealer", "#r-dealer"]]) if ($(el).value) p.set(k, $(el).value);
+  return p;
+}
+
+function renderTables(report) {
+  const group = report.group;
+  $("#report-table thead").innerHTML = String(html`<tr><th scope="col">${gettext("Group")}</th><th scope="col">${gettext("Rounds")}</th>
+    <th scope="col">${gettext("Rounds per hour")}</th><th scope="col">${gettext("Seconds per card")}</th><th scope="col">${gettext("Incidents")}</th>
+    <th scope="col">${gettext("Voids")}</th><th scope="col">${gettext("Player-rounds")}</th><th scope="col">${gettext("Bets")}</th>
+    <th scope="col">${gettext("Stakes")}</th><th scope="col">${gettext("Payouts")}</th><th scope="col">${gettext("GGR")}</th><th scope="col">${gettext("Hold")}</th></tr>`);
+  const line = (row, label, cell = "td") => html`<tr><th scope="row">${label}</th><td>${count(row.rounds)}</td><td>${decimal2(row.rounds_per_hour)}</td>
+    <td>${decimal2(row.seconds_per_card)}</td><td>${count(row.incidents)}</td><td>${count(row.voids)}</td><td>${count(row.player_rounds)}</td>
+    <td>${count(row.bets)}</td><td>${amount(row.stakes)}</td><td>${amount(row.payouts)}</td><td>${amount(row.ggr)}</td><td>${percent(row.hold)}</td></tr>`;
+  $("#report-table tbody").innerHTML = report.rows.length ? String(html`${report.rows.map((r) => line(r, rowLabel(group, r)))}`)
+    : String(html`<tr><td colspan="12" class="muted">${gettext("Nothing in this period.")}</td></tr>`);
+  $("#report-table tfoot").innerHTML = String(line(report.total, gettext("Total")));
+  $("#report-spots thead").innerHTML = String(html`<tr><th scope="col">${gettext("Bet type")}</th><th scope="col">${gettext("Bets")}</th>
+    <th scope="col">${gettext("Stakes")}</th><th scope="col">${gettext("Payouts")}</th><th scope="col">${gettext("GGR")}</th>
+    <th scope="col">${gettext("Hold observed")}</th><th scope="col">${gettext("Hold theoretical")}</th></tr>`);
+  $("#report-spots tbody").innerHTML = String(html`${report.total.spots.map((s) => html`<tr><th scope="row">${spotName(s.spot)}</th>
+    <td>${count(s.bets)}</td><td>${amount(s.stakes)}</td><td>${amount(s.payouts)}</td><td>${amount(s.ggr)}</td>
+    <td>${percent(s.hold)}</td><td>${percent(s.theoretical_hold)}</td></tr>`)}`);
+}
+
+function renderCharts(main, byDay, byDealer) {
+  $("#chart-ggr .chart-body").innerHTML = String(columnChart({
+    titleId: "chart-ggr-title", title: gettext("GGR by day"), classes: ["bar-ggr"], valueText: (v) => money(String(v.toFixed(2)), locale()),
+    items: byDay.rows.map((r) => ({ label: rowLabel("day", r), values: [Number(r.ggr)], texts: [amount(r.ggr)] })),
+  }));
+  $("#chart-hold .chart-body").innerHTML = String(columnChart({
+    titleId: "chart-hold-title", title: gettext("Hold per bet type: observed and theoretical"), classes: ["bar-observed", "bar-theory"],
+    valueText: (v) => `${v} %`,
+    items: main.total.spots.filter((s) => s.hold !== null).map((s) => ({
+      label: spotName(s.spot), values: [Number(s.hold), Number(s.theoretical_hold ?? 0)],
+      texts: [format(gettext("observed %(v)s"), { v: percent(s.hold) }), format(gettext("theoretical %(v)s"), { v: percent(s.theoretical_hold) })],
+    })),
+  }));
+  $("#chart-pace .chart-body").innerHTML = String(barChart({
+    titleId: "chart-pace-title", title: gettext("Rounds per hour by dealer"), cls: "bar-pace",
+    items: byDealer.rows.filter((r) => r.rounds_per_hour !== null)
+      .map((r) => ({ label: rowLabel("dealer", r), value: Number(r.rounds_per_hour), text: decimal2(r.rounds_per_hour) }))
+      .sort((a, b) => b.value - a.value),
+  }));
+}
+
+function rememberDealers(byDealer) {
+  for (const r of byDealer.rows) if (r.key) dealers.set(r.key, r.label);
+  const select = $("#r-dealer"), chosen = select.value;
+  select.innerHTML = String(html`<option value="">${gettext("All dealers")}</option>${[...dealers].sort((a, b) => a[1].localeCompare(b[1]))
+    .map(([id, name]) => html`<option value="${id}">${name}</option>`)}`);
+  select.value = chosen;
+}
+
+export async function load() {
+  const mine = ++seq, group = $("#r-group").value;
+  $("#r-csv").href = "/api/reports/?" + params() + "&format=csv";
+  $("#r-status").textContent = gettext("Loading…");
+  try {
+    const main = await api("GET", "reports/?" + params());
+    const [byDay, byDealer] = await Promise.all([
+      group === "day" ? main : api("GET", "reports/?" + params("day")),
+      group === "dealer" ? main : api("GET", "reports/?" + params("dealer")),
+    ]);
+    if (mine !== seq) return;
+    rememberDealers(byDealer);
+    renderTables(main);
+    renderCharts(main, byDay, byDealer);
+    $("#r-status").textContent = format(gettext("%(rounds)s rounds, GGR %(ggr)s, from %(from)s to %(to)s (UTC; days in %(tz)s)."), {
+      rounds: count(main.total.rounds), ggr: amount(main.total.ggr), from: main.from, to: main.to, tz: main.time_zone });
+  } catch (err) {
+    if (mine !== seq) return;
+    $("#r-status").textContent = "";
+    showError(err);
+  }
+}
+
+const today = new Date();
+$("#r-from").value = isoDay(new Date(today.getFullYear(), today.getMonth(), today.getDate() - 6));
+$("#r-to").value = isoDay(new Date(today.getFullYear(), today.getMonth(), today.getDate() + 1));
+$("#report-form").addEventListener("submit", (e) => { e.preventDefault(); load(); });
+// Read when asked for (the console's Reports link, or a page opened at #reports), not with every
+// console: the floor's refresh stays its one request.
+let loaded = false;
+function asked() {
+  if (location.hash === "#reports" && !loaded) { loaded = true; load(); }
+}
+window.addEventListener("hashchange", asked);
+asked();

@@ -1,0 +1,61 @@
+"""The supervisor console's Reports view in a real Chromium: opened from the console's link, it
+draws GGR by day, hold observed against theoretical per bet type and rounds per hour by dealer as
+inline SVG, with the figures in tables, regroups on a filter, links the same report as CSV, and
+passes axe."""
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from ..reports.conftest import play, quick_player
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def expect(locator):
+    from playwright.sync_api import expect as pw_expect
+
+    return pw_expect(locator)
+
+
+@pytest.fixture
+def played(make_table, dealer, supervisor):
+    alice, bob = quick_player("alice", 5000), quick_player("bob", 5000)
+    salon, garden = make_table(name="Salon 1", betting_seconds=600), make_table(name="Garden", betting_seconds=600)
+    yesterday = timezone.now() - timedelta(days=1)
+    play(salon, dealer, [(alice, "andar", 100), (bob, "bahar", 50), (bob, "count_1_5", 20)], ["2C", "3D", "KH"], opened_at=yesterday)
+    play(salon, dealer, [(alice, "andar", 100), (bob, "first_andar", 10)], ["2C", "KD"])
+    play(garden, supervisor, [(alice, "bahar", 40), (bob, "first_three", 10)], ["QS", "JS", "KD"])
+    return salon, garden
+
+
+def test_the_reports_view_draws_its_charts_and_passes_axe(page, live_server, login, shot, accessible, played):
+    page.set_viewport_size({"width": 1440, "height": 900})
+    login(page, live_server.url, "supervisor", "pw-supervisor")
+    reports = []
+    page.on("request", lambda r: reports.append(r.url) if "/api/reports/" in r.url else None)
+    page.goto(live_server.url + "/supervisor/")
+    page.wait_for_timeout(300)
+    assert reports == [], "the console reads no report before it is asked for"
+    page.get_by_role("link", name="Reports").click()
+
+    section = page.locator("#reports")
+    expect(section.locator("#chart-ggr svg[role=img] rect")).to_have_count(2)  # yesterday and today
+    expect(section.locator("#chart-hold svg[role=img] rect").first).to_be_visible()
+    expect(section.locator("#chart-pace svg[role=img] rect")).to_have_count(2)  # the dealer and the supervisor
+    expect(section.locator("#report-table tfoot")).to_contain_text("330.00")  # every stake
+    expect(section.locator("#report-spots tbody tr").first).to_contain_text("Andar")
+    andar = section.locator("#report-spots tbody tr", has_text="Andar").first
+    expect(andar).to_contain_text("2.15 %")  # the theoretical hold of Andar at 0.9:1
+    expect(section.locator("#r-status")).to_contain_text("3 rounds")
+    section.scroll_into_view_if_needed()
+    accessible(page, "the reports view")
+    shot(page, "reports-1440x900")
+
+    section.locator("#r-group").select_option("table")
+    section.locator("#r-show").click()
+    expect(section.locator("#report-table tbody")).to_contain_text("Salon 1")
+    expect(section.locator("#report-table tbody")).to_contain_text("Garden")
+    assert "format=csv" in section.locator("#r-csv").get_attribute("href")
+    assert "group=table" in section.locator("#r-csv").get_attribute("href")
+    accessible(page, "the reports view grouped by table")
