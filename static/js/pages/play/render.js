@@ -38,6 +38,7 @@ export function render(S, { root, token, now }) {
   renderFelt(S, r);
   renderStatus(S, r, phase, now);
   renderNotice(S);
+  renderTableState(S);
   renderBoard(S, r, canBet, token);
   renderMine(S, r, canBet);
   renderHistory(S);
@@ -120,6 +121,22 @@ function banner(markup, cls) {
   const b = $("banner");
   if (b.dataset.html === markup && !b.hidden && b.className === cls) return;
   b.className = cls; b.innerHTML = markup; b.dataset.html = markup; b.hidden = false;
+}
+
+/** A closed or maintenance table says so, and why (the supervisor's words); nothing when open. */
+export function tableStateLine(table) {
+  if (!table || !table.state || table.state === "open") return "";
+  const what = table.state === "closed" ? gettext("This table is closed: no new round opens until it reopens.")
+    : gettext("This table is under maintenance: no new round opens until it reopens.");
+  return table.state_reason ? `${what} ${format(gettext("Reason: %(reason)s"), { reason: table.state_reason })}` : what;
+}
+
+function renderTableState(S) {
+  const el = $("table-state");
+  const text = tableStateLine(S.table);
+  if (el.textContent !== text) el.textContent = text;
+  el.hidden = !text;
+  el.dataset.state = S.table && S.table.state ? S.table.state : "open";
 }
 
 function renderNotice(S) {
