@@ -40,10 +40,6 @@ class TableListView(generics.ListCreateAPIView):
     def get_queryset(self):
         return with_driver(visible_tables(self.request.user))
 
-    def get_serializer_context(self):
-        on_shift = Shift.objects.select_related("dealer").filter(ended_at=None)
-        return {**super().get_serializer_context(), "shifts": {s.table_id: s for s in on_shift}}
-
     def perform_create(self, serializer):
         """Through the service: the new table is a row of the change log."""
         serializer.instance = services.table_create(table=Table(**serializer.validated_data), actor=self.request.user, source=API)

@@ -3,7 +3,6 @@ import re
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from studio.fields import AmountDecimalField
@@ -13,7 +12,6 @@ from engine import SIDE_BETS, EngineError, Side, TableConfig
 
 from .access import DRIVERS, table_driver
 from .models import Table
-from .shifts import shift_current, shift_info
 
 
 MATCH_CURRENCY = re.compile(r"M[0-9]+")  # Match.currency: the chips of one match, issued to its players only
@@ -82,23 +80,16 @@ class TableSerializer(serializers.ModelSerializer):
     driver = serializers.SerializerMethodField(help_text=f"Who runs the table's rounds: {', '.join(DRIVERS)} (tables.access).")
     state = serializers.CharField(read_only=True, help_text="open, closed or maintenance: changed with POST /api/tables/{id}/state/.")
     state_reason = serializers.CharField(read_only=True, help_text="Why it is closed or under maintenance (empty when open).")
-    on_shift = serializers.SerializerMethodField(help_text="The dealer on shift, or null (the virtual dealer has no shifts).")
 
     class Meta:
         model = Table
         fields = ["id", "name", "currency", "first_card", "mode", "commission", "side_bets", "card_count_paytable",
                   "chip_unit", "min_bet", "max_bet", "allow_both_sides", "betting_seconds", "shift_minutes", "driver",
-                  "state", "state_reason", "on_shift"]
-        read_only_fields = ["id", "driver", "state", "state_reason", "on_shift"]
+                  "state", "state_reason"]
+        read_only_fields = ["id", "driver", "state", "state_reason"]
 
     def get_driver(self, table: Table) -> str:
         return table_driver(table)
-
-    @extend_schema_field(ShiftSerializer(allow_null=True))
-    def get_on_shift(self, table: Table) -> dict | None:
-        shifts = self.context.get("shifts")  # the list view reads every table's shift in one query
-        shift = shifts.get(table.pk) if shifts is not None else shift_current(table=table)
-        return ShiftSerializer(shift_info(shift, minutes=table.shift_minutes)).data if shift is not None else None
 
     def validate_name(self, value):
         try:
