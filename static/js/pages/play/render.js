@@ -80,6 +80,7 @@ function renderStatus(S, r, phase, now) {
   else if (phase === "closing") { title = gettext("No more bets"); sub = gettext("Betting is closing…"); clock.hidden = false; }
   else if (phase === "dealing") { title = r.cards.length ? gettext("Dealing…") : gettext("No more bets"); sub = nextCardLine(r.next_side); }
   else if (phase === "paused") { title = gettext("Round paused"); sub = gettext("A supervisor is on the way; your bets are safe."); }
+  if (tableStateLine(S.table) && !["betting", "closing", "dealing", "paused"].includes(phase)) sub = ""; // no next round: the line above the felt says why
   setText($("phase"), title);
   setText($("phase-sub"), sub);
   tick(S, now);
