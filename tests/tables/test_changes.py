@@ -124,3 +124,12 @@ def test_only_supervisors_read_the_change_log(dealer_api, alice_api, anon_api, t
 
 def test_a_missing_tables_changes_are_a_404(supervisor_api):
     assert supervisor_api.get("/api/tables/999999/changes/").status_code == 404
+
+
+def test_the_demo_tables_are_created_through_the_service(settings):
+    settings.DEMO_DATA = True
+    call_command("demo_setup", stdout=open("/dev/null", "w"))
+    call_command("demo_setup", stdout=open("/dev/null", "w"))  # again: nothing new
+    created = sorted(TableChange.objects.filter(field="created").values_list("new", "source", "actor_name"))
+    assert created == [("Play-chips table", "command", "studio command"), ("Studio table", "command", "studio command"),
+                       ("Virtual table", "command", "studio command")]
