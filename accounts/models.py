@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from studio.appendonly import AppendOnlyModel
+
 
 def new_key() -> str:
     return binascii.hexlify(os.urandom(20)).decode()
@@ -31,9 +33,9 @@ class Token(models.Model):
         return f"{self.kind} token of user {self.user_id}, expires {self.expires_at:%Y-%m-%d %H:%M}"
 
 
-class AccessChange(models.Model):
+class AccessChange(AppendOnlyModel):
     """Who changed whose roles, permissions, password or lockout, when, from what to what.
-    Written only by accounts.services; never updated or deleted. Passwords are never recorded,
+    Written only by accounts.services; never updated or deleted (studio.appendonly). Passwords are never recorded,
     only that one was set."""
 
     at = models.DateTimeField(auto_now_add=True, db_index=True)

@@ -18,7 +18,7 @@ from studio.errors import NotFound
 from studio.money import MoneyField
 from studio.roles import IsDealer, IsSupervisor
 from tables.access import require_round_visible, round_or_404
-from tables.models import Incident, Round
+from tables.models import Incident, Round, Table
 from tables.selectors import round_detail
 from tables.serializers import RoundSerializer
 
@@ -145,6 +145,14 @@ class FloorRoundSerializer(serializers.Serializer):
                        "never below 0; 0 for a voided round.")
 
 
+class FloorShiftSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    dealer = serializers.CharField(help_text="The dealer's username.")
+    started_at = serializers.DateTimeField()
+    seconds = serializers.IntegerField(help_text="How long the shift has lasted so far.")
+    rotation_due = serializers.BooleanField(help_text="On shift for the table's shift_minutes or longer.")
+
+
 class FloorTableSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
@@ -153,6 +161,10 @@ class FloorTableSerializer(serializers.Serializer):
     min_bet = _amount("The table's lowest round total per player.")
     max_bet = _amount("The table's highest round total per player.")
     betting_seconds = serializers.IntegerField()
+    state = serializers.ChoiceField(choices=Table.State.choices, help_text="open, closed or maintenance.")
+    state_reason = serializers.CharField(help_text="Why it is closed or under maintenance; empty when open.")
+    shift_minutes = serializers.IntegerField(help_text="The table's shift length: a longer shift is a rotation due.")
+    on_shift = FloorShiftSerializer(allow_null=True, help_text="The dealer on shift, or null (no one, or the virtual dealer).")
     round = FloorRoundSerializer(allow_null=True, help_text="The open round, else the latest one; null before any.")
     incidents = FloorIncidentSerializer(many=True, help_text="The table's open incidents (any of its rounds), oldest first.")
 

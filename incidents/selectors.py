@@ -1,5 +1,6 @@
-"""The floor: every table a supervisor sees, with its current round, who is betting on it, what it
-could cost the house, and its open incidents, read in a fixed number of set-based queries whatever
+"""The floor: every table a supervisor sees, with its state, the dealer on shift (for how long, a
+rotation due), its current round, who is betting on it, what it could cost the house, and its open
+incidents, read in a fixed number of set-based queries whatever
 the number of tables (the supervisor console polls it)."""
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from django.utils import timezone
 from bets.models import Bet
 from engine import possible_facts, worst_case
 from tables.access import VIRTUAL, MATCH, table_driver, visible_tables, with_driver
-from tables.models import DealtCard, Incident, Round, Table
+from tables.models import DealtCard, Incident, Round, Shift, Table
 from tables.selectors import round_config, round_deal
+from tables.shifts import rotation_due
 
 ZERO = Decimal("0.00")
 # A virtual or match table deals a card every deal_interval_ms: silent for this many intervals
@@ -32,11 +34,16 @@ def expected_silence(table: Table, driver: str) -> float:
 
 
 def floor(*, user) -> list[dict]:
-    """Six queries: the tables (with each one's latest round's id), those rounds, their cards, their
-    bets grouped by spot and stake, their players, and the open incidents."""
+    """Six queries: the tables (with each one's latest round's id and its open shift), those rounds,
+    their cards, their bets grouped by spot and stake, their players, and the open incidents."""
     now = timezone.now()
     latest = Round.objects.filter(table=OuterRef("pk")).order_by("-id").values("id")[:1]
-    tables = list(with_driver(visible_tables(user)).annotate(latest_round=Subquery(latest)).order_by("id"))
+    open_shift = Shift.objects.filter(table=OuterRef("pk"), ended_at=None)
+    tables = list(with_driver(visible_tables(user)).annotate(
+        latest_round=Subquery(latest), shift_id=Subquery(open_shift.values("id")[:1]),
+        shift_dealer=Subquery(open_shift.values("dealer__username")[:1]),
+        shift_started=Subquery(open_shift.values("started_at")[:1]),
+    ).order_by("id"))
     round_ids = [t.latest_round for t in tables if t.latest_round is not None]
     rounds = {r.pk: r for r in Round.objects.filter(pk__in=round_ids).select_related("dealer")}
     cards: dict[int, list[tuple[str, datetime]]] = defaultdict(list)
@@ -64,6 +71,12 @@ def floor(*, user) -> list[dict]:
         result.append({
             "id": table.pk, "name": table.name, "driver": driver, "currency": table.currency,
             "min_bet": table.min_bet, "max_bet": table.max_bet, "betting_seconds": table.betting_seconds,
+            "state": table.state, "state_reason": table.state_reason, "shift_minutes": table.shift_minutes,
+            "on_shift": None if table.shift_id is None else {
+                "id": table.shift_id, "dealer": table.shift_dealer, "started_at": table.shift_started,
+                "seconds": int((now - table.shift_started).total_seconds()),
+                "rotation_due": rotation_due(started_at=table.shift_started, minutes=table.shift_minutes, now=now),
+            },
             "round": None if rnd is None else _round(rnd, cards[rnd.pk], stakes[rnd.pk], people.get(rnd.pk),
                                                      expected_silence(table, driver), now),
             "incidents": incidents[table.pk],

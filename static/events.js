@@ -13,6 +13,7 @@ export const ROUND_VOIDED = "round.voided";
 export const MATCH_STARTED = "match.started";
 export const MATCH_ROUND = "match.round";
 export const MATCH_FINISHED = "match.finished";
+export const TABLE_STATE = "table.state";
 
 // personal events
 export const BET_PLACED = "bet.placed";
@@ -20,5 +21,5 @@ export const BET_CANCELLED = "bet.cancelled";
 export const BET_SETTLED = "bet.settled";
 export const BET_REFUNDED = "bet.refunded";
 
-export const TABLE_EVENTS = Object.freeze([ROUND_OPENED, BETTING_CLOSED, CARD_DEALT, ROUND_FINISHED, ROUND_SETTLED, ROUND_PAUSED, ROUND_RESUMED, ROUND_CORRECTED, ROUND_VOIDED, MATCH_STARTED, MATCH_ROUND, MATCH_FINISHED]);
+export const TABLE_EVENTS = Object.freeze([ROUND_OPENED, BETTING_CLOSED, CARD_DEALT, ROUND_FINISHED, ROUND_SETTLED, ROUND_PAUSED, ROUND_RESUMED, ROUND_CORRECTED, ROUND_VOIDED, MATCH_STARTED, MATCH_ROUND, MATCH_FINISHED, TABLE_STATE]);
 export const USER_EVENTS = Object.freeze([BET_PLACED, BET_CANCELLED, BET_SETTLED, BET_REFUNDED]);

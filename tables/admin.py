@@ -1,11 +1,39 @@
 from django.contrib import admin
 
-from .models import DealtCard, Match, Round, RoundEvent, Table
+from . import services
+from .changes import ADMIN, LOGGED_FIELDS
+from .models import DealtCard, Match, Round, RoundEvent, Shift, Table, TableChange
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
-    list_display = ["id", "name", "mode", "first_card", "commission", "card_count_paytable", "chip_unit", "min_bet", "max_bet", "betting_seconds"]
+    """Saves through tables.services (table_create, table_update), so each change is a row of the
+    change log, as through the API."""
+
+    list_display = ["id", "name", "state", "mode", "first_card", "commission", "card_count_paytable", "chip_unit", "min_bet",
+                    "max_bet", "betting_seconds", "shift_minutes"]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            services.table_create(table=obj, actor=request.user, source=ADMIN)
+            return
+        changes = {f: getattr(obj, f) for f in form.changed_data if f in LOGGED_FIELDS}
+        services.table_update(table_id=obj.pk, changes=changes, actor=request.user, source=ADMIN)
+        obj.refresh_from_db()
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # its rounds and its change log keep it (PROTECT)
 
     def get_readonly_fields(self, request, obj=None):
         """A match's table is private and driven by the match (tables.access): not to be switched here."""
@@ -55,3 +83,19 @@ class RoundEventAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+@admin.register(TableChange)
+class TableChangeAdmin(ReadOnlyAdmin):
+    """The change log: read-only to everyone (append-only rows)."""
+
+    list_display = ["at", "table", "actor_name", "source", "field", "old", "new"]
+    list_filter = ["field", "source", "table"]
+
+
+@admin.register(Shift)
+class ShiftAdmin(ReadOnlyAdmin):
+    """Shifts change at the console and through the API only (tables.shifts)."""
+
+    list_display = ["id", "table", "dealer", "started_at", "ended_at", "end_reason"]
+    list_filter = ["table", "end_reason"]

@@ -1,23 +1,27 @@
 """The tables and rounds API: one view per operation, each calling one service."""
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from studio.errors import NotFound
 from studio.roles import IsDealer, IsSupervisor
+from studio.times import utc_ms
 
-from . import services
+from . import services, shifts
 from .access import round_or_404, table_or_404, visible_tables, with_driver
 from engine import odds, payout_table, percent4
-from .models import Round, RoundEvent
-from .selectors import round_current, round_detail
+from .changes import API
+from .models import Round, RoundEvent, Shift, Table, TableChange
+from .selectors import change_row, round_current, round_detail, studio_changes, table_changes
 from .snapshot import table_snapshot
 from .stats import table_stats
 from .serializers import (
-    CardSerializer, DealtCardSerializer, JokerSerializer, RoundEventSerializer, RoundSerializer, SpotOddsSerializer,
-    StatsQuerySerializer, TableRulesSerializer, TableSerializer, TableStatsSerializer,
+    CardSerializer, ChangeSerializer, DealtCardSerializer, JokerSerializer, RoundEventSerializer, RoundSerializer,
+    ShiftSerializer, SpotOddsSerializer, StateSerializer, StatsQuerySerializer, TableRulesSerializer, TableSerializer,
+    TableShiftsSerializer, TableStatsSerializer,
 )
 
 
@@ -36,9 +40,14 @@ class TableListView(generics.ListCreateAPIView):
     def get_queryset(self):
         return with_driver(visible_tables(self.request.user))
 
+    def perform_create(self, serializer):
+        """Through the service: the new table is a row of the change log."""
+        serializer.instance = services.table_create(table=Table(**serializer.validated_data), actor=self.request.user, source=API)
+
 
 class TableDetailView(generics.RetrieveUpdateAPIView):
-    """A table; a private match table only to its players and supervisors (404 for anyone else)."""
+    """A table; a private match table only to its players and supervisors (404 for anyone else).
+    PATCH (supervisors): its settings and limits, each change a row of the change log."""
 
     serializer_class = TableSerializer
     permission_classes = [ReadAnyoneWriteSupervisor]
@@ -46,6 +55,95 @@ class TableDetailView(generics.RetrieveUpdateAPIView):
 
     def get_queryset(self):
         return visible_tables(self.request.user)
+
+    def perform_update(self, serializer):
+        serializer.instance, _ = services.table_update(table_id=serializer.instance.pk, changes=serializer.validated_data,
+                                                       actor=self.request.user, source=API)
+
+
+class TableStateView(APIView):
+    """Supervisors: open, close or put the table under maintenance (with a reason, which players
+    read). A closed or maintenance table opens no new round (409 `table_closed`); a running round finishes."""
+
+    permission_classes = [IsAuthenticated, IsSupervisor]
+
+    @extend_schema(request=StateSerializer, responses=TableSerializer)
+    def post(self, request, pk):
+        table_or_404(table_id=pk, user=request.user)
+        data = StateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        table = services.table_state_set(table_id=pk, state=data.validated_data["state"], reason=data.validated_data["reason"],
+                                         actor=request.user)
+        return Response(TableSerializer(with_driver(Table.objects.filter(pk=table.pk)).get()).data)
+
+
+class TableShiftsView(APIView):
+    """GET (dealers, supervisors): who is on shift at the table, for how long, and its latest
+    shifts. POST: sign in to the table (201 a new shift; 200 when already on shift there), which
+    ends the previous dealer's shift there and the caller's own shift at another table."""
+
+    permission_classes = [IsAuthenticated, IsDealer]
+
+    @extend_schema(responses=TableShiftsSerializer)
+    def get(self, request, pk):
+        table = table_or_404(table_id=pk, user=request.user)
+        recent = list(Shift.objects.filter(table=table).select_related("dealer").order_by("-id")[:20])
+        current = next((s for s in recent if s.ended_at is None), None)
+        info = lambda s: shifts.shift_info(s, minutes=table.shift_minutes)  # noqa: E731
+        return Response(TableShiftsSerializer({"current": info(current), "shift_minutes": table.shift_minutes,
+                                               "recent": [info(s) for s in recent]}).data)
+
+    @extend_schema(request=None, responses={201: ShiftSerializer, 200: ShiftSerializer})
+    def post(self, request, pk):
+        table = table_or_404(table_id=pk, user=request.user)
+        shift, new = shifts.shift_start(table_id=pk, dealer=request.user)
+        return Response(ShiftSerializer(shifts.shift_info(shift, minutes=table.shift_minutes)).data,
+                        status=status.HTTP_201_CREATED if new else status.HTTP_200_OK)
+
+
+class ShiftEndView(APIView):
+    """Sign out (the dealer on shift) or end a dealer's shift (a supervisor); 409 `shift_ended` once over."""
+
+    permission_classes = [IsAuthenticated, IsDealer]
+
+    @extend_schema(request=None, responses=ShiftSerializer)
+    def post(self, request, pk):
+        shift = shifts.shift_end(shift_id=pk, actor=request.user)
+        return Response(ShiftSerializer(shifts.shift_info(shift, minutes=shift.table.shift_minutes)).data)
+
+
+class ChangePages(PageNumberPagination):
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+class _ChangeListView(generics.ListAPIView):
+    permission_classes = [IsAuthenticated, IsSupervisor]
+    pagination_class = ChangePages
+    serializer_class = ChangeSerializer
+
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(ChangeSerializer([change_row(r) for r in page], many=True).data)
+
+
+class TableChangesView(_ChangeListView):
+    """Supervisors: the table's change log (settings, limits, state, driver, dealer on shift): who,
+    when, what, old and new value; newest first, paginated (`?page=`, `?page_size=` up to 200)."""
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # the schema's generator: no request to read
+            return TableChange.objects.none()
+        table = table_or_404(table_id=self.kwargs["pk"], user=self.request.user)
+        return table_changes(table_id=table.pk)
+
+
+class ChangesView(_ChangeListView):
+    """Supervisors: the studio's change log, every table's and the access record's (roles,
+    permissions, passwords), newest first, paginated (`?page=`, `?page_size=` up to 200)."""
+
+    def get_queryset(self):
+        return studio_changes()
 
 
 def _fraction(value) -> str:
@@ -185,7 +283,8 @@ class RoundCardsView(APIView):
         data = CardSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         dealt, match = services.card_deal(round_id=pk, card=data.validated_data["card"], actor=request.user)
-        return Response({"position": dealt.position, "side": dealt.side, "card": dealt.card, "match": match},
+        return Response({"position": dealt.position, "side": dealt.side, "card": dealt.card, "match": match,
+                         "dealt_at": utc_ms(dealt.dealt_at)},
                         status=status.HTTP_201_CREATED)
 
 

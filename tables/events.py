@@ -90,12 +90,14 @@ class BettingClosed(TableEvent):
 @dataclass(frozen=True)
 class CardDealt(TableEvent):
     """A card was dealt: its position (1, 2, ...), its side and its canonical code (`10H`, `KS`);
-    `next_side`: where the next card goes (null once this card matched the joker)."""
+    `next_side`: where the next card goes (null once this card matched the joker); `dealt_at`: when
+    it was recorded, UTC to the millisecond (`2026-12-01T18:43:44.123Z`)."""
     name = "card.dealt"
     position: int
     side: str
     card: str
     next_side: str | None = None
+    dealt_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -188,6 +190,15 @@ class MatchFinished(TableEvent):
 
 
 @dataclass(frozen=True)
+class TableState(TableEvent):
+    """A supervisor opened, closed or put the table under maintenance (`reason`: why, for the
+    players; empty when open). A closed or maintenance table opens no new round; a running one finishes."""
+    name = "table.state"
+    state: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class BetPlaced(UserEvent):
     """The player's bet was accepted (`balance`: the wallet after it)."""
     name = "bet.placed"
@@ -235,7 +246,7 @@ class BetRefunded(UserEvent):
 
 TABLE_EVENTS: tuple[type[TableEvent], ...] = (
     RoundOpened, BettingClosed, CardDealt, RoundFinished, RoundSettled, RoundPaused, RoundResumed,
-    RoundCorrected, RoundVoided, MatchStarted, MatchRound, MatchFinished,
+    RoundCorrected, RoundVoided, MatchStarted, MatchRound, MatchFinished, TableState,
 )
 USER_EVENTS: tuple[type[UserEvent], ...] = (BetPlaced, BetCancelled, BetSettled, BetRefunded)
 TABLE_FIELDS = ("type", "seq", "table", "round", "at")

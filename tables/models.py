@@ -8,6 +8,7 @@ from django.db import models
 from django.db.models import Q
 
 import engine
+from studio.appendonly import AppendOnlyModel
 from studio.money import MoneyField
 from studio.validators import refuse_control_characters
 
@@ -30,6 +31,12 @@ class Table(models.Model):
     Mode = choices_of(engine.Mode)
     Paytable = choices_of(engine.Paytable)
 
+    class State(models.TextChoices):
+        """A closed or maintenance table opens no new round (a running one finishes)."""
+        OPEN = "open"
+        CLOSED = "closed"
+        MAINTENANCE = "maintenance"
+
     name = models.CharField(max_length=80, unique=True)
     currency = models.CharField(max_length=8, default="CHIPS", help_text="Currency of play; CHIPS are play chips.")
     first_card = models.CharField(max_length=16, choices=FirstCard.choices, default=FirstCard(RULES.first_card))
@@ -48,8 +55,14 @@ class Table(models.Model):
     virtual_dealer = models.BooleanField(default=False)
     deal_interval_ms = models.PositiveIntegerField(default=1200, help_text="Virtual dealer: pause between two cards.")
     round_gap_ms = models.PositiveIntegerField(default=4000, help_text="Virtual dealer: pause between two rounds.")
+    # Changed by supervisors only (tables.services.table_state_set); a maintenance table says why.
+    state = models.CharField(max_length=12, choices=State.choices, default=State.OPEN)
+    state_reason = models.CharField(max_length=200, blank=True, default="",
+                                    help_text="Why the table is closed or under maintenance (players read it); required for maintenance.")
     # Last sequence number sent on the table's live stream (tables.stream).
     stream_seq = models.BigIntegerField(default=0)
+    # Dealer shifts (tables.shifts): a shift that has lasted this long is a rotation due.
+    shift_minutes = models.PositiveIntegerField(default=30, help_text="Dealer shift length in minutes; a shift that lasts longer is flagged as a rotation due.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -58,6 +71,8 @@ class Table(models.Model):
             models.CheckConstraint(condition=Q(chip_unit__gt=0), name="table_chip_unit_positive"),
             models.CheckConstraint(condition=Q(min_bet__gt=0) & Q(max_bet__gte=models.F("min_bet")), name="table_limits_ordered"),
             models.CheckConstraint(condition=Q(commission__gt=0) & Q(commission__lte=1), name="table_commission_range"),
+            models.CheckConstraint(condition=Q(state__in=["open", "closed", "maintenance"]), name="table_state_known"),
+            models.CheckConstraint(condition=Q(shift_minutes__gte=1) & Q(shift_minutes__lte=720), name="table_shift_minutes_range"),
         ]
 
     def __str__(self):
@@ -90,14 +105,74 @@ class Table(models.Model):
         }
 
     def clean(self):
-        try:
-            refuse_control_characters(self.name)
-        except ValidationError as exc:
-            raise ValidationError({"name": exc.messages}) from None
+        for field in ("name", "state_reason"):
+            try:
+                refuse_control_characters(getattr(self, field))
+            except ValidationError as exc:
+                raise ValidationError({field: exc.messages}) from None
+        if self.state == self.State.MAINTENANCE and not self.state_reason.strip():
+            raise ValidationError({"state_reason": "A table under maintenance needs a reason (players read it)."})
         try:
             self.engine_config()
         except engine.EngineError as exc:
             raise ValidationError({getattr(exc, "field", "side_bets"): str(exc)}) from None
+
+
+class TableChange(AppendOnlyModel):
+    """The change log of a table: who changed which of its settings, limits, state, driver or dealer
+    on shift, when, from what to what. Written only by tables.services (table_save for the API and
+    the admin, tables.shifts for the dealer); never updated or deleted (studio.appendonly). Values
+    are text: decimals as written, lists comma-joined, a dealer by username."""
+
+    at = models.DateTimeField(auto_now_add=True)
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="changes")
+    actor = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    actor_name = models.CharField(max_length=150)  # kept if the actor's user is deleted
+    source = models.CharField(max_length=16)  # api, admin, command
+    field = models.CharField(max_length=32)  # a Table field's name, "created", or "dealer"
+    old = models.TextField(blank=True)
+    new = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["table", "-id"], name="tablechange_table_idx"),
+                   models.Index(fields=["field", "-id"], name="tablechange_field_idx")]
+
+    def __str__(self):
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.actor_name} {self.field} of table {self.table_id}: {self.old!r} -> {self.new!r}"
+
+
+class Shift(models.Model):
+    """A dealer on shift at a table, from sign-in until sign-out, the next dealer, a move to another
+    table, or a supervisor ends it (tables.shifts). At most one open shift per table and per dealer."""
+
+    class End(models.TextChoices):
+        SIGNED_OUT = "signed_out"
+        NEXT_DEALER = "next_dealer"
+        MOVED = "moved"
+        SUPERVISOR = "supervisor"
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="shifts")
+    dealer = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    ended_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    end_reason = models.CharField(max_length=12, choices=End.choices, blank=True, default="")
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["table"], condition=Q(ended_at__isnull=True), name="one_open_shift_per_table"),
+            models.UniqueConstraint(fields=["dealer"], condition=Q(ended_at__isnull=True), name="one_open_shift_per_dealer"),
+            models.CheckConstraint(
+                condition=(Q(ended_at__isnull=True) & Q(end_reason="")) | (Q(ended_at__gte=models.F("started_at")) & ~Q(end_reason="")),
+                name="shift_end_consistent",
+            ),
+        ]
+        indexes = [models.Index(fields=["table", "-started_at"], name="shift_table_recent_idx")]
+
+    def __str__(self):
+        return f"Shift {self.pk}: {self.dealer_id} at {self.table_id}"
 
 
 class Round(models.Model):
@@ -125,6 +200,8 @@ class Round(models.Model):
     winner = models.CharField(max_length=5, choices=Side.choices, blank=True, default="")
     cards_dealt = models.PositiveSmallIntegerField(default=0)
     dealer = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True)
+    # The shift the round was opened in: null for the virtual dealer's rounds and rounds opened with no one on shift.
+    shift = models.ForeignKey(Shift, on_delete=models.PROTECT, related_name="rounds", null=True, blank=True)
     # Incidents: the status to go back to, and the betting time left, while paused.
     resume_status = models.CharField(max_length=10, blank=True, default="")
     betting_left_ms = models.PositiveIntegerField(null=True, blank=True)

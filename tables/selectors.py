@@ -1,11 +1,14 @@
 """Reads that need care: the current round of a table, a round with its cards, its rules."""
 from __future__ import annotations
 
+from django.db.models import CharField, F, IntegerField, QuerySet, Value
 from django.utils import timezone
 
+from accounts.models import AccessChange
 from engine import CONFIG_KEYS, Deal, TableConfig, offered_spots, parse_card, payout_table, winning_spots
+from studio.times import utc_ms
 
-from .models import DealtCard, Round, RoundEvent, Table
+from .models import DealtCard, Round, RoundEvent, Table, TableChange
 
 
 def round_config(rnd: Round) -> TableConfig:
@@ -40,7 +43,8 @@ def round_spots(rnd: Round) -> list[dict]:
 
 def round_detail(rnd: Round) -> dict:
     """The whole public state of a round (API, console, stream snapshot)."""
-    cards = list(DealtCard.objects.filter(round=rnd).order_by("position").values("position", "side", "card"))
+    cards = [{**c, "dealt_at": utc_ms(c["dealt_at"])}
+             for c in DealtCard.objects.filter(round=rnd).order_by("position").values("position", "side", "card", "dealt_at")]
     deal = round_deal(rnd, [c["card"] for c in cards]) if rnd.status != Round.Status.VOIDED else None
     next_side = deal.next_side.value if deal is not None and deal.next_side is not None and rnd.status in Round.OPEN_STATUSES else None
     now = timezone.now()
@@ -65,6 +69,7 @@ def round_detail(rnd: Round) -> dict:
         "spots": round_spots(rnd),
         "settings": rnd.settings,
         "dealer": rnd.dealer.username if rnd.dealer_id else None,
+        "shift": rnd.shift_id,
         "void_reason": round_void_reason(rnd) if rnd.status == Round.Status.VOIDED else None,
     }
     if rnd.status == Round.Status.SETTLED:
@@ -110,3 +115,35 @@ def table_history(*, table_id: int, limit: int = 50) -> list[dict]:
         .values("id", "winner", "cards_dealt", "joker")[:limit]
     )
     return list(rows)
+
+
+# --- the change log ---------------------------------------------------------------------------------
+
+CHANGE_COLUMNS = ("kind", "id", "at", "actor", "source", "table", "subject", "field", "old", "new")
+
+
+def _columns(rows: QuerySet, kind: str, table, subject) -> QuerySet:
+    """One log's rows as the columns both logs share (every column an annotation, so a union of
+    the two lines its columns up by position)."""
+    return rows.order_by().annotate(
+        c_kind=Value(kind, output_field=CharField()), c_id=F("id"), c_at=F("at"), c_actor=F("actor_name"),
+        c_source=F("source"), c_table=table, c_subject=subject, c_field=F("field"), c_old=F("old"), c_new=F("new"),
+    ).values(*(f"c_{c}" for c in CHANGE_COLUMNS))
+
+
+def table_changes(*, table_id: int) -> QuerySet:
+    """A table's change log, newest first."""
+    rows = _columns(TableChange.objects.filter(table_id=table_id), "table", F("table_id"), F("table__name"))
+    return rows.order_by("-c_at", "-c_id")
+
+
+def studio_changes() -> QuerySet:
+    """Every table's change log and the access record (roles, permissions, passwords: accounts'
+    AccessChange) in one list, newest first; `kind` says which log a row is from."""
+    tables = _columns(TableChange.objects.all(), "table", F("table_id"), F("table__name"))
+    access = _columns(AccessChange.objects.all(), "access", Value(None, output_field=IntegerField()), F("username"))
+    return tables.union(access, all=True).order_by("-c_at", "-c_kind", "-c_id")
+
+
+def change_row(row: dict) -> dict:
+    return {c: row[f"c_{c}"] for c in CHANGE_COLUMNS}

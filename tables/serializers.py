@@ -21,6 +21,53 @@ def money_field(**kwargs):
     return serializers.DecimalField(max_digits=14, decimal_places=2, **kwargs)
 
 
+class ShiftSerializer(serializers.Serializer):
+    """A dealer's shift at a table (tables.shifts.shift_info)."""
+
+    id = serializers.IntegerField()
+    dealer = serializers.CharField(help_text="The dealer's username.")
+    started_at = serializers.DateTimeField()
+    ended_at = serializers.DateTimeField(allow_null=True)
+    end_reason = serializers.CharField(allow_null=True, help_text="signed_out, next_dealer, moved or supervisor; null while on shift.")
+    seconds = serializers.IntegerField(help_text="How long the shift has lasted (so far).")
+    rotation_due = serializers.BooleanField(help_text="On shift for the table's shift length or longer.")
+
+
+class TableShiftsSerializer(serializers.Serializer):
+    current = ShiftSerializer(allow_null=True, help_text="The dealer on shift now, or null.")
+    shift_minutes = serializers.IntegerField()
+    recent = ShiftSerializer(many=True, help_text="The table's latest shifts, newest first (20).")
+
+
+class StateSerializer(serializers.Serializer):
+    state = serializers.ChoiceField(choices=Table.State.values)
+    reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="",
+                                   help_text="Why (players read it): required for maintenance, cleared when open.")
+
+    def validate_reason(self, value):
+        try:
+            refuse_control_characters(value)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from None
+        return value.strip()
+
+
+class ChangeSerializer(serializers.Serializer):
+    """A row of the change log: a table's (kind `table`) or the access record's (kind `access`: a
+    user's roles, permissions or password; a password is never shown, only that one was set)."""
+
+    kind = serializers.CharField(help_text="table (a table's change log) or access (roles, permissions, passwords).")
+    id = serializers.IntegerField(help_text="The row's id within its kind.")
+    at = serializers.DateTimeField()
+    actor = serializers.CharField(help_text="Who made the change (a username, or the command that did).")
+    source = serializers.CharField(help_text="api, admin or command.")
+    table = serializers.IntegerField(allow_null=True, help_text="The table (kind table), else null.")
+    subject = serializers.CharField(help_text="The table's name, or the user (or group) whose access changed.")
+    field = serializers.CharField(help_text="What changed: a table's field (state, min_bet...), dealer, created; or a user's.")
+    old = serializers.CharField(allow_blank=True)
+    new = serializers.CharField(allow_blank=True)
+
+
 class TableSerializer(serializers.ModelSerializer):
     commission = serializers.DecimalField(max_digits=4, decimal_places=3, min_value=Decimal("0.001"), max_value=Decimal("1"), required=False)
     side_bets = serializers.ListField(child=serializers.ChoiceField(choices=sorted(SIDE_BETS)), required=False, allow_empty=True)
@@ -28,13 +75,18 @@ class TableSerializer(serializers.ModelSerializer):
     min_bet = AmountDecimalField(min_value=Decimal("0.01"), required=False)
     max_bet = AmountDecimalField(min_value=Decimal("0.01"), required=False)
     betting_seconds = serializers.IntegerField(min_value=1, max_value=600, required=False)
+    shift_minutes = serializers.IntegerField(min_value=1, max_value=720, required=False,
+                                             help_text="Dealer shift length: a shift this long is flagged as a rotation due.")
     driver = serializers.SerializerMethodField(help_text=f"Who runs the table's rounds: {', '.join(DRIVERS)} (tables.access).")
+    state = serializers.CharField(read_only=True, help_text="open, closed or maintenance: changed with POST /api/tables/{id}/state/.")
+    state_reason = serializers.CharField(read_only=True, help_text="Why it is closed or under maintenance (empty when open).")
 
     class Meta:
         model = Table
         fields = ["id", "name", "currency", "first_card", "mode", "commission", "side_bets", "card_count_paytable",
-                  "chip_unit", "min_bet", "max_bet", "allow_both_sides", "betting_seconds", "driver"]
-        read_only_fields = ["id", "driver"]
+                  "chip_unit", "min_bet", "max_bet", "allow_both_sides", "betting_seconds", "shift_minutes", "driver",
+                  "state", "state_reason"]
+        read_only_fields = ["id", "driver", "state", "state_reason"]
 
     def get_driver(self, table: Table) -> str:
         return table_driver(table)
@@ -56,7 +108,7 @@ class TableSerializer(serializers.ModelSerializer):
         return value
 
     def validate(self, attrs):
-        merged = {f: getattr(self.instance, f) for f in self.Meta.fields if self.instance is not None and f not in ("id", "driver")}
+        merged = {f: getattr(self.instance, f) for f in self.Meta.fields if self.instance is not None and f not in self.Meta.read_only_fields}
         merged.update(attrs)
         defaults = {f.name: f.get_default() for f in Table._meta.concrete_fields}
         get = lambda key: merged.get(key, defaults.get(key))  # noqa: E731
@@ -102,6 +154,14 @@ class DealtCardSerializer(serializers.Serializer):
     side = serializers.ChoiceField(choices=[side.value for side in Side])
     card = serializers.CharField()
     match = serializers.BooleanField()
+    dealt_at = serializers.CharField(help_text="UTC, ISO 8601 to the millisecond.")
+
+
+class RoundCardSerializer(serializers.Serializer):
+    position = serializers.IntegerField()
+    side = serializers.ChoiceField(choices=[side.value for side in Side])
+    card = serializers.CharField()
+    dealt_at = serializers.CharField(help_text="When it was recorded: UTC, ISO 8601 to the millisecond (2026-12-01T18:43:44.123Z).")
 
 
 class RoundSerializer(serializers.Serializer):
@@ -120,11 +180,12 @@ class RoundSerializer(serializers.Serializer):
     winner = serializers.CharField(allow_null=True)
     winning_spots = serializers.ListField(child=serializers.CharField(), help_text="Once the deal is over: every spot it pays.")
     cards_dealt = serializers.IntegerField()
-    cards = serializers.ListField(child=serializers.DictField())
+    cards = RoundCardSerializer(many=True)
     next_side = serializers.CharField(allow_null=True)
     spots = serializers.ListField(child=serializers.DictField())
     settings = serializers.DictField()
     dealer = serializers.CharField(allow_null=True)
+    shift = serializers.IntegerField(allow_null=True, help_text="The dealer's shift the round was opened in (null: the virtual dealer, or a supervisor not on shift).")
     void_reason = serializers.CharField(allow_null=True, help_text="A voided round: why the supervisor voided it; null otherwise.")
     totals = serializers.DictField(required=False)
     fairness = serializers.DictField(required=False, help_text="Virtual dealer: commitment; salt and pack once the round is over.")

@@ -10,10 +10,12 @@ from django.utils import timezone
 from engine import Deal, DealFinished, DuplicateCard, InvalidCard, Outcome, parse_card, winning_spots
 from studio import metrics
 from studio.errors import ApplicationError, WrongMoment, invalid
+from studio.times import utc_ms
 
-from . import events, hooks, stream
+from . import events, hooks, shifts, stream
 from .access import PERSON, require_round_driver, require_table_driver
-from .models import DealtCard, Round, Table
+from .changes import API, LOGGED_FIELDS, change_record, same
+from .models import DealtCard, Round, Table, TableChange
 from .selectors import round_config, round_deal, round_spots
 from .transitions import audit, transition, transition_or_refuse
 
@@ -39,36 +41,54 @@ def _refuse_not_open(rnd: Round, doing: str):
     raise WrongMoment(f"Cannot {doing}: {messages.get(rnd.status, rnd.status)}", code=f"round_{rnd.status}", extra={"status": rnd.status})
 
 
+def require_table_open(table: Table) -> None:
+    """A closed or maintenance table opens no new round (409 `table_closed`, naming the state and why)."""
+    if table.state != Table.State.OPEN:
+        why = f": {table.state_reason}" if table.state_reason else "."
+        raise WrongMoment(f"The table is {table.state}{why} It opens no new round until a supervisor opens it.",
+                          code="table_closed", extra={"state": table.state, "reason": table.state_reason})
+
+
 def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = None, by: str = PERSON) -> Round:
     """Open betting with the joker face up. `by`: who drives (tables.access); the virtual dealer
-    passes its `fairness`: commitment, pack and salt."""
+    passes its `fairness`: commitment, pack and salt. A closed or maintenance table opens none (409
+    `table_closed`). A person's round belongs to a shift (tables.shifts.shift_for_round: it may
+    start one, or refuse with 409 `dealer_on_shift`)."""
     joker = parse_card_field("joker", joker)
-    try:
-        with transaction.atomic():
-            table = Table.objects.select_for_update().get(pk=table_id)
-            require_table_driver(table=table, by=by, doing="open its rounds")
-            if (by == PERSON) != (fairness is None):
-                raise WrongMoment("The virtual dealer commits to its pack; a person does not.", code="wrong_driver")
-            current = Round.objects.filter(table=table, status__in=Round.OPEN_STATUSES).first()
-            if current is not None:
-                raise WrongMoment(
-                    f"Round {current.pk} is still {current.status} at this table: finish it (or have a supervisor void it) first.",
-                    code="round_already_open", extra={"round": current.pk},
-                )
-            config = table.engine_config()
-            first_side = Deal.start(config, parse_card(joker)).first_side.value
-            now = timezone.now()
-            rnd = Round.objects.create(
-                table=table, settings=table.snapshot(), joker=joker, first_side=first_side, status=S.BETTING,
-                opened_at=now, closes_at=now + timedelta(seconds=table.betting_seconds), dealer=dealer, **(fairness or {}),
+
+    def work(table: Table) -> Round:
+        require_table_driver(table=table, by=by, doing="open its rounds")
+        require_table_open(table)
+        if (by == PERSON) != (fairness is None):
+            raise WrongMoment("The virtual dealer commits to its pack; a person does not.", code="wrong_driver")
+        current = Round.objects.filter(table=table, status__in=Round.OPEN_STATUSES).first()
+        if current is not None:
+            raise WrongMoment(
+                f"Round {current.pk} is still {current.status} at this table: finish it (or have a supervisor void it) first.",
+                code="round_already_open", extra={"round": current.pk},
             )
-            audit(round_id=rnd.pk, actor=dealer, action="opened", to=S.BETTING, data={"joker": joker, "settings": rnd.settings})
-            hooks.betting_opened.send(sender=Round, rnd=rnd)
-            stream.table_event(table.pk, rnd.pk, events.RoundOpened(
-                joker=joker, first_side=first_side, closes_at=rnd.closes_at.isoformat(), betting_seconds=table.betting_seconds,
-                spots=round_spots(rnd), commitment=rnd.commitment or None,
-            ))
-            return rnd
+        shift = shifts.shift_for_round(table=table, dealer=dealer, by=by)
+        config = table.engine_config()
+        first_side = Deal.start(config, parse_card(joker)).first_side.value
+        now = timezone.now()
+        rnd = Round.objects.create(
+            table=table, settings=table.snapshot(), joker=joker, first_side=first_side, status=S.BETTING,
+            opened_at=now, closes_at=now + timedelta(seconds=table.betting_seconds), dealer=dealer, shift=shift,
+            **(fairness or {}),
+        )
+        audit(round_id=rnd.pk, actor=dealer, action="opened", to=S.BETTING, data={"joker": joker, "settings": rnd.settings})
+        hooks.betting_opened.send(sender=Round, rnd=rnd)
+        stream.table_event(table.pk, rnd.pk, events.RoundOpened(
+            joker=joker, first_side=first_side, closes_at=rnd.closes_at.isoformat(), betting_seconds=table.betting_seconds,
+            spots=round_spots(rnd), commitment=rnd.commitment or None,
+        ))
+        return rnd
+
+    try:
+        if by == PERSON:  # the table and the one the dealer may leave, locked in id order (tables.shifts)
+            return shifts.with_tables_locked(table_id, dealer, work)
+        with transaction.atomic():
+            return work(Table.objects.select_for_update().get(pk=table_id))
     except IntegrityError:  # the partial unique index caught a race between two opens
         raise WrongMoment("Another round was just opened at this table.", code="round_already_open") from None
 
@@ -154,7 +174,8 @@ def _card_deal(*, round_id: int, card: str, actor, by: str) -> tuple[DealtCard, 
         audit(round_id=rnd.pk, actor=actor, action="card", frm=rnd.status, to=rnd.status,
               data={"position": position, "side": side.value, "card": card})
         stream.table_event(rnd.table_id, rnd.pk, events.CardDealt(
-            position=position, side=side.value, card=card, next_side=deal.next_side.value if deal.next_side is not None else None))
+            position=position, side=side.value, card=card, next_side=deal.next_side.value if deal.next_side is not None else None,
+            dealt_at=utc_ms(dealt.dealt_at)))
         outcome = deal.outcome
         if outcome is None:
             Round.objects.filter(pk=rnd.pk).update(cards_dealt=position)
@@ -193,3 +214,68 @@ def close_betting_when_due(*, round_id: int) -> bool:
     if 0 < early < 2:
         time.sleep(early)
     return round_close_betting(round_id=round_id, reason="timer", strict=False)
+
+
+# --- the tables' settings and states, and the change log --------------------------------------
+
+def _validate_state(table: Table) -> None:
+    if table.state not in Table.State.values:
+        raise invalid("state", f"Unknown state {table.state!r}: one of {', '.join(Table.State.values)}.")
+    table.state_reason = (table.state_reason or "").strip()
+    if table.state == Table.State.MAINTENANCE and not table.state_reason:
+        raise invalid("reason", "A table under maintenance needs a reason: players read it.")
+    if table.state == Table.State.OPEN:
+        table.state_reason = ""
+
+
+def _check(table: Table) -> None:
+    """The model's rules on the values as a whole (its clean() and constraints: a ValidationError,
+    400); the fields' own shapes are the API's serializer's and the admin form's to check."""
+    table.clean()
+    table.validate_constraints()
+
+
+def table_create(*, table: Table, actor, source: str) -> Table:
+    """Store a new table (the unsaved `table`), recorded in the change log as created."""
+    _validate_state(table)
+    _check(table)
+    with transaction.atomic():
+        table.save()
+        change_record(table_id=table.pk, actor=actor, source=source, field="created", old="", new=table.name)
+    return table
+
+
+def table_update(*, table_id: int, changes: dict, actor, source: str) -> tuple[Table, list[TableChange]]:
+    """Change a table's settings, limits, state or driver: `changes` maps fields to their new
+    values, applied to the row read again under its lock (what another writer changed meanwhile
+    stays), checked by the model's rules (a ValidationError: 400), and one change-log row per value
+    that changed, old and new. The API and the admin both save through here; only the changed
+    columns are written (never the stream's counter). A new state is announced on the table's
+    stream; a table that becomes the virtual dealer's ends its dealer's shift."""
+    unknown = set(changes) - set(LOGGED_FIELDS)
+    assert not unknown, f"table_update does not change {sorted(unknown)}"
+    with transaction.atomic():
+        table = Table.objects.select_for_update().get(pk=table_id)
+        old = {f: getattr(table, f) for f in LOGGED_FIELDS}
+        for field, value in changes.items():
+            setattr(table, field, value)
+        _validate_state(table)  # opening a table clears its reason
+        changed = [f for f in LOGGED_FIELDS if not same(old[f], getattr(table, f))]
+        if not changed:
+            return table, []
+        _check(table)
+        table.save(update_fields=changed)
+        records = [change_record(table_id=table.pk, actor=actor, source=source, field=f, old=old[f], new=getattr(table, f))
+                   for f in changed]
+        if "state" in changed or "state_reason" in changed:
+            stream.table_event(table.pk, None, events.TableState(state=table.state, reason=table.state_reason))
+        if "virtual_dealer" in changed and table.virtual_dealer:
+            shifts.shifts_end_at_table(table=table, actor=actor, source=source)
+        return table, records
+
+
+def table_state_set(*, table_id: int, state: str, reason: str = "", actor, source: str = API) -> Table:
+    """Open, close or put a table under maintenance (a reason required for maintenance; a closed
+    table may say why, an open one has none). A running round finishes; round_open refuses the next
+    one while the table is not open. Setting the state it already has records nothing."""
+    return table_update(table_id=table_id, changes={"state": state, "state_reason": reason}, actor=actor, source=source)[0]

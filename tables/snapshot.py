@@ -34,7 +34,9 @@ def _read(table_id: int) -> dict | None:
     return {
         "type": "snapshot",
         "seq": table.stream_seq,
-        "table": {"id": table.pk, "name": table.name, **table.snapshot()},
+        "table": {"id": table.pk, "name": table.name, **table.snapshot(), "state": table.state,
+                  "state_reason": table.state_reason},
         "round": detail,
         "history": table_history(table_id=table_id, limit=HISTORY),
     }
+

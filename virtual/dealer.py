@@ -85,6 +85,8 @@ def tick(*, table_id: int, rng: random.Random | None = None, dealer=None) -> tup
             wait = (ended - now).total_seconds() + gap if ended else 0
             if wait > 0:
                 return "between rounds", wait
+            if table.state != Table.State.OPEN:  # round_open would refuse it (table_closed): wait for a supervisor
+                return "closed", 2.0
             pack = shuffled_pack(rng)
             salt, text = secrets.token_hex(16), ",".join(pack)
             rnd = round_open(table_id=table.pk, joker=pack[0], dealer=dealer, by=VIRTUAL,

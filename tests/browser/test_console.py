@@ -408,3 +408,46 @@ def test_a_paused_round_refuses_cards_and_a_void_asks_for_a_new_round(page, live
     scan(page, "2S")
     expect(pill).to_have_text("Betting open")
     assert Round.objects.count() == 2
+
+
+def test_the_console_shows_who_is_on_shift_and_signs_in_and_out(page, live_server, dealer, make_table, login, shot, accessible):
+    from tests.conftest import make_user
+    from tables.models import Shift
+    from tables.services import table_state_set
+
+    table = make_table(name="Main studio")
+    other = make_user("dealer2", "dealer")
+    line, button, alert = page.locator("#shift-line"), page.locator("#btn-shift"), page.get_by_role("alert")
+    login(page, live_server.url, "dealer", "pw-dealer")
+    page.goto(live_server.url + "/console/")
+    expect(line).to_contain_text("No one on shift")
+    expect(button).to_have_text("Sign in")
+    button.click()
+    expect(line).to_have_text("On shift: dealer for 0 min")
+    expect(button).to_have_text("Sign out")
+    expect(page.locator("#entry-input")).to_be_focused()  # scans still reach the box
+    accessible(page, "on shift")
+    shot(page, "01-on-shift")
+
+    client_for(other).post(f"/api/tables/{table.pk}/shifts/")  # another dealer takes the table over
+    page.reload()
+    expect(line).to_have_text("On shift: dealer2 for 0 min")
+    expect(button).to_have_text("Sign in")
+    scan(page, "KS")
+    expect(alert).to_contain_text("dealer2 is on shift at this table")
+    assert alert.get_attribute("data-code") == "dealer_on_shift"
+    shot(page, "02-someone-else-on-shift")
+
+    button.click()  # take over, then sign out
+    expect(line).to_have_text("On shift: dealer for 0 min")
+    button.click()
+    expect(line).to_contain_text("No one on shift")
+    assert Shift.objects.filter(ended_at=None).count() == 0
+
+    table_state_set(table_id=table.pk, state="maintenance", reason="Shoe reader replaced", actor=None, source="command")
+    scan(page, "QS")
+    expect(alert).to_contain_text("Shoe reader replaced")
+    assert alert.get_attribute("data-code") == "table_closed"
+    assert not Round.objects.exists()
+    assert page.js_errors == []
+    assert page.csp_violations == []

@@ -567,3 +567,19 @@ def test_the_page_is_light_and_asks_no_other_host(studio_url, studio_dealer, pag
     assert all(url.startswith(studio_url) for url in sizes), list(sizes)
     assert any("/static/js/pages/play/main" in url for url in sizes), list(sizes)  # cold: the modules came
     assert sum(sizes.values()) < 150_000, sorted(sizes.items(), key=lambda kv: -kv[1])[:8]
+
+
+def test_a_closed_table_says_why_and_the_line_goes_when_it_reopens(studio_url, studio_supervisor, page, play_table, shot, accessible):
+    state = page.get_by_test_id("table-state")
+    studio_supervisor.call("POST", f"tables/{play_table.pk}/state/", json={"state": "maintenance", "reason": "Camera fault"})
+    open_table(page, studio_url, play_table.pk)
+    expect(state).to_have_text("This table is under maintenance: no new round opens until it reopens. Reason: Camera fault")
+    expect(page.locator("#phase-sub")).to_have_text("")
+    accessible(page, "a table under maintenance")
+    shot(page, "maintenance")
+    studio_supervisor.call("POST", f"tables/{play_table.pk}/state/", json={"state": "closed", "reason": ""})
+    expect(state).to_have_text("This table is closed: no new round opens until it reopens.")  # table.state, live
+    studio_supervisor.call("POST", f"tables/{play_table.pk}/state/", json={"state": "open"})
+    expect(state).to_be_hidden()
+    assert page.js_errors == []
+    assert page.csp_violations == []

@@ -388,3 +388,31 @@ def test_the_console_is_light_and_asks_no_other_host(page, live_server, login, l
     assert all(url.startswith(live_server.url) for url in sizes), list(sizes)
     assert any(url.endswith("/static/css/base.css") for url in sizes), list(sizes)  # cold: shared files came too
     assert sum(sizes.values()) < 150_000, sizes
+
+
+def test_tiles_show_the_dealer_on_shift_a_rotation_due_and_a_table_under_maintenance(
+        page, live_server, login, shot, accessible, make_table, dealer, supervisor):
+    from tables.models import Shift
+    from tables.services import round_open, table_state_set
+    from tests.conftest import make_user
+
+    dealt, due, closed = make_table(name="Salon 1"), make_table(name="Salon 2", shift_minutes=20), make_table(name="Salon 3")
+    round_open(table_id=dealt.pk, joker="KS", dealer=dealer)  # the dealer's shift starts with the round
+    Shift.objects.create(table=due, dealer=make_user("dealer2", "dealer"), started_at=timezone_now() - timedelta(minutes=25))
+    table_state_set(table_id=closed.pk, state="maintenance", reason="Camera fault", actor=supervisor)
+    page.set_viewport_size(LAPTOP)
+    open_console(page, live_server, login)
+
+    tile = page.locator(f'.tile[data-table="{dealt.id}"]')
+    expect(tile.locator("[data-f=shift]")).to_have_text("Dealer dealer · on shift 0 of 30 min")
+    expect(tile.locator("[data-f=rotation]")).to_be_hidden()
+    late = page.locator(f'.tile[data-table="{due.id}"]')
+    expect(late.locator("[data-f=shift]")).to_have_text("Dealer dealer2 · on shift 25 of 20 min")
+    expect(late.locator("[data-f=rotation]")).to_have_text("⟳ Rotation due")
+    expect(late).to_have_attribute("data-rotation", "due")
+    shut = page.locator(f'.tile[data-table="{closed.id}"]')
+    expect(shut.locator("[data-f=state]")).to_have_text("Maintenance: Camera fault")
+    expect(shut.locator("[data-f=shift]")).to_have_text("No dealer on shift")
+    accessible(page, "shifts, a rotation due and a table under maintenance")
+    shot(page, "floor-shifts", full_page=False)
+    assert page.js_errors == []

@@ -137,3 +137,20 @@ def test_a_finished_round_costs_what_settlement_paid(supervisor_api, make_table,
     rnd.refresh_from_db()
     got = floor(supervisor_api)["Salon"]["round"]
     assert got["status"] == "settled" and D(got["worst_payout"]) == rnd.total_paid
+
+
+def test_the_floor_shows_each_tables_state_dealer_shift_length_and_rotation_due(supervisor_api, make_table, dealer):
+    from tables import services
+    from tables.models import Shift
+
+    closed, dealt, due = make_table(name="Closed"), make_table(name="Dealt"), make_table(name="Due", shift_minutes=20)
+    services.table_state_set(table_id=closed.pk, state="maintenance", reason="Shoe jammed", actor=None, source="command")
+    open_round(dealt, dealer)  # the implicit shift
+    other = quick_player("dealer2")
+    Shift.objects.create(table=due, dealer=other, started_at=timezone.now() - timedelta(minutes=25))
+    rows = floor(supervisor_api)
+    assert (rows["Closed"]["state"], rows["Closed"]["state_reason"], rows["Closed"]["on_shift"]) == ("maintenance", "Shoe jammed", None)
+    shift = rows["Dealt"]["on_shift"]
+    assert (rows["Dealt"]["state"], shift["dealer"], shift["rotation_due"], rows["Dealt"]["shift_minutes"]) == ("open", "dealer", False, 30)
+    assert 0 <= shift["seconds"] < 60
+    assert rows["Due"]["on_shift"]["rotation_due"] is True and rows["Due"]["on_shift"]["seconds"] >= 25 * 60

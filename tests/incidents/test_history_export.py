@@ -136,7 +136,8 @@ def test_an_incident_shows_its_round_bets_per_spot_and_players(dealer_api, deale
     assert (body["kind"], body["status"], body["raised_by"], body["table"]) == ("wrong_side", "open", "dealer", table.pk)
     detail = body["round_detail"]
     assert (detail["id"], detail["status"], detail["joker"]) == (rnd.pk, "paused", "KS")
-    assert detail["cards"] == [{"position": 1, "side": "andar", "card": "2C"}]
+    assert [{k: c[k] for k in ("position", "side", "card")} for c in detail["cards"]] == [{"position": 1, "side": "andar", "card": "2C"}]
+    assert detail["cards"][0]["dealt_at"].endswith("Z")
     assert [(s["spot"], s["count"], D(s["staked"])) for s in body["bets_per_spot"]] == [("andar", 2, D(140)), ("count_1_5", 1, D(10))]
     assert [(p["player"], p["bets"], D(p["staked"])) for p in body["players"]] == [("alice", 2, D(110)), ("bob", 1, D(40))]
     assert dealer_api.get("/api/incidents/999999/").status_code == 404

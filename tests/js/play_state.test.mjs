@@ -95,3 +95,13 @@ test("spot names", () => {
   assert.equal(spotName("count_6_10"), "6–10 cards");
   assert.equal(spotName("first_three"), "First 3");
 });
+
+test("table.state: the table's state and the supervisor's reason replace the snapshot's", () => {
+  const S = newState();
+  applySnapshot(S, { table: { id: 3, state: "open", state_reason: "" }, round: null, history: [] }, 0);
+  const out = applyEvent(S, { type: "table.state", seq: 5, table: 3, round: null, state: "maintenance", reason: "Shoe jammed" }, 0);
+  assert.deepEqual([S.table.id, S.table.state, S.table.state_reason], [3, "maintenance", "Shoe jammed"]);
+  assert.equal(out.snapshot, false);
+  applyEvent(S, { type: "table.state", seq: 6, table: 3, round: null, state: "open", reason: "" }, 0);
+  assert.deepEqual([S.table.state, S.table.state_reason], ["open", ""]);
+});

@@ -37,7 +37,9 @@ async def test_the_stream_snapshot_endpoint_returns_what_a_watcher_gets_on_conne
     assert (on_connect["type"], on_connect["seq"]) == ("snapshot", 7 + 6 + 3)
     assert on_connect["table"]["id"] == table.pk and on_connect["table"]["betting_seconds"] == table.betting_seconds
     rnd = on_connect["round"]
-    assert (rnd["status"], rnd["joker"], rnd["cards"]) == ("dealing", "7H", [{"position": 1, "side": "andar", "card": "2C"}])
+    cards = [{k: c[k] for k in ("position", "side", "card")} for c in rnd["cards"]]
+    assert (rnd["status"], rnd["joker"], cards) == ("dealing", "7H", [{"position": 1, "side": "andar", "card": "2C"}])
+    assert rnd["cards"][0]["dealt_at"].endswith("Z") and len(rnd["cards"][0]["dealt_at"]) == len("2026-12-01T18:43:44.123Z")
     assert [(h["winner"], h["cards_dealt"], h["joker"]) for h in on_connect["history"]] == [("bahar", 2, "KS"), ("andar", 3, "KS")]
     assert all(set(h) == HISTORY_KEYS for h in on_connect["history"])
 

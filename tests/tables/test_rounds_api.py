@@ -98,7 +98,7 @@ def test_teaching_example_round_json(dealer_api, make_table):
         deal(dealer_api, rnd, card)
     final = dealer_api.get(f"/api/rounds/{rnd}/").json()
     assert final["joker"] == "QH"
-    assert final["cards"] == [
+    assert [{k: c[k] for k in ("position", "side", "card")} for c in final["cards"]] == [
         {"position": 1, "side": B, "card": "4C"},
         {"position": 2, "side": A, "card": "7D"},
         {"position": 3, "side": B, "card": "QS"},
@@ -248,7 +248,9 @@ def test_anonymous_may_watch_but_not_run_a_round(dealer_api, anon_api, table):
 
 def test_a_supervisor_may_run_a_round(supervisor_api, table):
     rnd = dealing_round(supervisor_api, table, joker="KS")
-    assert deal(supervisor_api, rnd, "KC").json() == {"position": 1, "side": A, "card": "KC", "match": True}
+    dealt = deal(supervisor_api, rnd, "KC").json()
+    assert dealt.pop("dealt_at").endswith("Z")
+    assert dealt == {"position": 1, "side": A, "card": "KC", "match": True}
 
 
 # --- the deadline ------------------------------------------------------------------------------
@@ -276,7 +278,9 @@ def test_a_round_plays_under_its_snapshot_when_the_table_changes_mid_round(deale
     assert supervisor_api.patch(f"/api/tables/{table.pk}/", patch, format="json").status_code == 200
     close_betting(dealer_api, opened["id"])
     assert deal(dealer_api, opened["id"], "2C").json()["side"] == A  # andar first, as when it opened
-    assert deal(dealer_api, opened["id"], "KD").json() == {"position": 2, "side": B, "card": "KD", "match": True}
+    dealt = deal(dealer_api, opened["id"], "KD").json()
+    assert dealt.pop("dealt_at").endswith("Z")
+    assert dealt == {"position": 2, "side": B, "card": "KD", "match": True}
     final = dealer_api.get(f"/api/rounds/{opened['id']}/").json()
     assert final["settings"] == opened["settings"]
     assert final["settings"]["mode"] == "classic" and Decimal(final["settings"]["commission"]) == Decimal("0.9")

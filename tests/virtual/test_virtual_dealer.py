@@ -134,3 +134,14 @@ def test_a_thousand_unattended_rounds_verify_and_follow_the_exact_odds(make_tabl
     observed = Counter(next(name for name, _, span in groups if r.cards_dealt in span) for r in rounds)
     chi_boxes = _chi_square(observed, {name: n * p for name, p, _ in groups})
     assert chi_boxes < CHI2_0_001[len(groups) - 1], (observed, chi_boxes)
+
+
+def test_a_closed_virtual_table_opens_no_round_until_it_reopens(make_table, supervisor):
+    from tables.services import table_state_set
+
+    table = _virtual_table(make_table, betting_seconds=60)
+    table_state_set(table_id=table.pk, state="maintenance", reason="Shuffler check", actor=supervisor)
+    assert virtual.tick(table_id=table.pk) == ("closed", 2.0)
+    assert not Round.objects.filter(table=table).exists()
+    table_state_set(table_id=table.pk, state="open", actor=supervisor)
+    assert virtual.tick(table_id=table.pk)[0] == "opened"

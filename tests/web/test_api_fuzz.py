@@ -59,7 +59,7 @@ def _world(dealer, alice, bob):
     from bets.services import bet_place
     from incidents.services import incident_raise
     from matches.services import match_create, match_join
-    from tables.models import Incident, Table
+    from tables.models import Incident, Shift, Table
     from tables.services import card_deal, round_close_betting, round_open
 
     first = Table.objects.create(name="Fuzz table", betting_seconds=600)
@@ -74,8 +74,9 @@ def _world(dealer, alice, bob):
     match = match_create(creator=alice)
     match_join(code=match.code, user=bob)
     incident = Incident.objects.get(round=done)
+    shift = Shift.objects.get(dealer=dealer, ended_at=None)  # opening at the live table moved the dealer's shift there
     return {"tables": live.pk, "rounds": rnd.pk, "matches": match.pk, "incidents": incident.pk, "bets": bet.pk,
-            "corrections": done.pk}
+            "corrections": done.pk, "shifts": shift.pk}
 
 
 def _token(url: str, name: str) -> str:

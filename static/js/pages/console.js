@@ -26,7 +26,9 @@ const ui = {
   clock: $("clock"), ring: $("ring"), countdown: $("countdown"), close: $("btn-close"), fresh: $("btn-new"),
   rows: { andar: $("row-andar"), bahar: $("row-bahar") }, cards: { andar: $("cards-andar"), bahar: $("cards-bahar") },
   counts: { andar: $("count-andar"), bahar: $("count-bahar") },
+  shiftLine: $("shift-line"), shiftButton: $("btn-shift"),
 };
+const ME = ui.root.dataset.user;
 const state = {
   tableId: null, loading: true,
   round: null,            // the round as the server last returned it, or null (none played yet)
@@ -35,6 +37,7 @@ const state = {
   seq: 0, shown: 0,       // an older answer never overwrites a newer one
   pending: 0, queue: Promise.resolve(), pollTimer: null, alertFromPoll: false,
   drawn: { round: null, count: 0 },
+  shift: undefined,       // the table's dealer on shift (GET tables/{id}/shifts/), null: no one, undefined: unknown
 };
 
 // ---- what the page shows ---------------------------------------------------------------------------
@@ -69,7 +72,27 @@ function render() {
   ui.input.placeholder = placeholder;
   ui.close.disabled = !(p === "betting" || p === "time-up");
   ui.fresh.disabled = !(p === "over" || p === "voided");
+  drawShift();
   tick();
+}
+
+/** Who is on shift at the table and for how long (the server's count), and the one shift button. */
+function drawShift() {
+  const s = state.shift;
+  ui.shiftButton.hidden = s === undefined || state.tableId === null;
+  if (s === undefined) { ui.shiftLine.textContent = ""; return; }
+  if (s === null) {
+    ui.shiftLine.textContent = gettext("No one on shift: sign in, or open a round to start your shift.");
+    delete ui.shiftLine.dataset.due;
+  } else {
+    const minutes = Math.floor(s.seconds / 60);
+    const line = format(gettext("On shift: %(dealer)s for %(minutes)s min"), { dealer: s.dealer, minutes });
+    ui.shiftLine.textContent = s.rotation_due ? `${line} · ${gettext("rotation due")}` : line;
+    if (s.rotation_due) ui.shiftLine.dataset.due = "1"; else delete ui.shiftLine.dataset.due;
+  }
+  const mine = Boolean(s && s.dealer === ME);
+  ui.shiftButton.textContent = mine ? gettext("Sign out") : gettext("Sign in");
+  ui.shiftButton.dataset.action = mine ? "end" : "start";
 }
 
 function drawRows(r, p) {
@@ -127,14 +150,31 @@ async function refresh() {
   if (tableId === null) return;
   const mine = ++state.seq;
   let round = null;
+  const shifts = api("GET", `tables/${tableId}/shifts/`).then((body) => body.current, () => undefined);
   try {
     round = await api("GET", `tables/${tableId}/current-round/`);
   } catch (err) {
     if (err.status !== 404) throw err;  // 404: no round played at this table yet
   }
+  const shift = await shifts;
   if (tableId !== state.tableId || mine < state.shown) return;
   state.shown = mine;
+  state.shift = shift;
   setRound(round);
+}
+
+/** Sign in to the table (ending the previous dealer's shift there), or sign out of one's own shift. */
+async function toggleShift() {
+  const s = state.shift;
+  if (ui.shiftButton.dataset.action === "end" && s) {
+    await api("POST", `shifts/${s.id}/end/`);
+    info(gettext("Signed out."));
+  } else {
+    await api("POST", `tables/${state.tableId}/shifts/`);
+    info(gettext("Signed in: you are on shift at this table."));
+  }
+  clearAlert();
+  await refresh();
 }
 
 function refreshSoon() { setTimeout(() => { if (!state.pending) refresh().catch(() => {}); }, 300); }
@@ -232,6 +272,7 @@ function submit() {
 
 function chooseTable(id) {
   state.tableId = id;
+  state.shift = undefined;
   localStorage.setItem(TABLE_KEY, id);
   state.round = null;
   state.awaitingJoker = false;
@@ -254,6 +295,7 @@ function focusInputIfIdle() {
 }
 
 ui.form.addEventListener("submit", (e) => { e.preventDefault(); submit(); });
+ui.shiftButton.addEventListener("click", () => { act(toggleShift).then(focusInput); });
 ui.input.addEventListener("keydown", (e) => {
   if (e.key === "Escape") { ui.input.value = ""; clearAlert(); info(""); }
   // Scanners set to end a code with Tab instead of Enter work too; on an empty box Tab moves on.

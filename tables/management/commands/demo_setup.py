@@ -5,7 +5,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from tables.changes import COMMAND
 from tables.models import Table
+from tables.services import table_create
 
 DEMO_USERS = [
     ("dealer", "dealer", None),
@@ -34,15 +36,16 @@ class Command(BaseCommand):
                 continue
             args = [name, "--role", role, "--password", DEMO_PASSWORD] + (["--chips", chips] if chips else [])
             call_command("studio_user", *args, stdout=self.stdout)
-        table, _ = Table.objects.get_or_create(
-            name="Virtual table", defaults={"betting_seconds": 12, "virtual_dealer": True, "deal_interval_ms": 1200, "round_gap_ms": 5000})
-        Table.objects.get_or_create(name="Studio table", defaults={"betting_seconds": 15})
-        Table.objects.get_or_create(
-            name="Play-chips table",
-            defaults={"card_count_paytable": "play", "chip_unit": 1, "min_bet": 10, "max_bet": 500, "betting_seconds": 20},
-        )
+        table = _demo_table("Virtual table", betting_seconds=12, virtual_dealer=True, deal_interval_ms=1200, round_gap_ms=5000)
+        _demo_table("Studio table", betting_seconds=15)
+        _demo_table("Play-chips table", card_count_paytable="play", chip_unit=1, min_bet=10, max_bet=500, betting_seconds=20)
         self.stdout.write("Demo logins (password demo-pass): dealer, supervisor, alice, bob, carol")
         self.stdout.write("Dealer console:  http://127.0.0.1:8000/console/")
         self.stdout.write(f"Player page:     http://127.0.0.1:8000/play/tables/{table.pk}/  (the virtual dealer deals here)")
         self.stdout.write("Supervisor:      http://127.0.0.1:8000/supervisor/")
         self.stdout.write("API docs:        http://127.0.0.1:8000/api/docs/   Admin: http://127.0.0.1:8000/admin/ (supervisor)")
+
+
+def _demo_table(name: str, **fields) -> Table:
+    """The demo table of that name, created through the service (a row of the change log) if missing."""
+    return Table.objects.filter(name=name).first() or table_create(table=Table(name=name, **fields), actor=None, source=COMMAND)

@@ -38,6 +38,7 @@ export function render(S, { root, token, now }) {
   renderFelt(S, r);
   renderStatus(S, r, phase, now);
   renderNotice(S);
+  renderTableState(S);
   renderBoard(S, r, canBet, token);
   renderMine(S, r, canBet);
   renderHistory(S);
@@ -79,6 +80,7 @@ function renderStatus(S, r, phase, now) {
   else if (phase === "closing") { title = gettext("No more bets"); sub = gettext("Betting is closing…"); clock.hidden = false; }
   else if (phase === "dealing") { title = r.cards.length ? gettext("Dealing…") : gettext("No more bets"); sub = nextCardLine(r.next_side); }
   else if (phase === "paused") { title = gettext("Round paused"); sub = gettext("A supervisor is on the way; your bets are safe."); }
+  if (tableStateLine(S.table) && !["betting", "closing", "dealing", "paused"].includes(phase)) sub = ""; // no next round: the line above the felt says why
   setText($("phase"), title);
   setText($("phase-sub"), sub);
   tick(S, now);
@@ -120,6 +122,22 @@ function banner(markup, cls) {
   const b = $("banner");
   if (b.dataset.html === markup && !b.hidden && b.className === cls) return;
   b.className = cls; b.innerHTML = markup; b.dataset.html = markup; b.hidden = false;
+}
+
+/** A closed or maintenance table says so, and why (the supervisor's words); nothing when open. */
+export function tableStateLine(table) {
+  if (!table || !table.state || table.state === "open") return "";
+  const what = table.state === "closed" ? gettext("This table is closed: no new round opens until it reopens.")
+    : gettext("This table is under maintenance: no new round opens until it reopens.");
+  return table.state_reason ? `${what} ${format(gettext("Reason: %(reason)s"), { reason: table.state_reason })}` : what;
+}
+
+function renderTableState(S) {
+  const el = $("table-state");
+  const text = tableStateLine(S.table);
+  if (el.textContent !== text) el.textContent = text;
+  el.hidden = !text;
+  el.dataset.state = S.table && S.table.state ? S.table.state : "open";
 }
 
 function renderNotice(S) {

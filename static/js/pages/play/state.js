@@ -128,6 +128,9 @@ export function applyEvent(S, e, now) {
       }
       out.snapshot = true; // the history leaves the round out
       break;
+    case "table.state": // a supervisor opened, closed or put the table under maintenance
+      S.table = { ...(S.table || {}), state: e.state, state_reason: e.reason || "" };
+      break;
     default: // match events and anything newer: nothing on this page
       break;
   }

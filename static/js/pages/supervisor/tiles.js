@@ -33,6 +33,9 @@ function tileFor(table) {
         <div><dt>${gettext("Exposure")}</dt><dd data-f="exposure">—</dd></div>
         <div class="limits"><dt>${gettext("Stakes")}</dt><dd data-f="limits">—</dd></div>
       </dl>
+      <p class="tile-shift" data-f="shift"></p>
+      <p class="tile-flag" data-f="state" hidden></p>
+      <p class="tile-flag" data-f="rotation" hidden></p>
       <p class="tile-flag" data-f="stalled" role="status" hidden></p>
       <button type="button" class="tile-inc" data-f="inc" hidden></button>
       <div class="tile-foot"><button type="button" class="secondary raise-btn">${gettext("Raise incident")}</button></div>`);
@@ -64,6 +67,7 @@ function renderTiles(tables) {
     el.querySelector("[data-f=exposure]").textContent = r ? amount(r.exposure) : "—";
     el.querySelector("[data-f=limits]").textContent = format(gettext("%(min)s–%(max)s %(currency)s"),
       { min: money(t.min_bet, locale()), max: money(t.max_bet, locale()), currency: t.currency });
+    renderShift(el, t);
     const inc = el.querySelector("[data-f=inc]"), incs = t.incidents;
     inc.hidden = !incs.length;
     if (incs.length) {
@@ -79,6 +83,26 @@ function renderTiles(tables) {
   tiles.querySelectorAll(".tile").forEach((el) => { if (!seen.has(el.dataset.table)) el.remove(); });
   if (tables.length) tiles.querySelectorAll(":scope > p").forEach((p) => p.remove());
   tick();
+}
+
+/** The table's state (closed or maintenance, and why), its dealer on shift for how long, a rotation due. */
+function renderShift(el, t) {
+  const s = t.on_shift;
+  el.dataset.state = t.state;
+  el.querySelector("[data-f=shift]").textContent = s
+    ? format(gettext("Dealer %(dealer)s · on shift %(minutes)s of %(length)s min"),
+      { dealer: s.dealer, minutes: Math.floor(s.seconds / 60), length: t.shift_minutes })
+    : t.driver === "person" ? gettext("No dealer on shift") : "";
+  const stateFlag = el.querySelector("[data-f=state]");
+  stateFlag.hidden = t.state === "open";
+  if (t.state !== "open") {
+    const name = t.state === "closed" ? gettext("Closed") : gettext("Maintenance");
+    stateFlag.textContent = t.state_reason ? `${name}: ${t.state_reason}` : name;
+  }
+  const rotation = el.querySelector("[data-f=rotation]");
+  el.dataset.rotation = s && s.rotation_due ? "due" : "";
+  rotation.hidden = !(s && s.rotation_due);
+  if (s && s.rotation_due) rotation.textContent = "⟳ " + gettext("Rotation due");
 }
 
 /** The clocks between two reads: betting time left, the time held while paused, the silence while dealing. */
