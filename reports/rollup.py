@@ -68,7 +68,7 @@ def round_day(rnd: Round) -> date:
 
 def _place(rnd: Round) -> dict:
     return {"table": rnd.table_id, "hour": connection.ops.adapt_datetimefield_value(round_hour(rnd)),
-            "day": connection.ops.adapt_datefield_value(round_day(rnd)), "dealer": rnd.dealer_id, "shift": None, "round": rnd.pk}
+            "day": connection.ops.adapt_datefield_value(round_day(rnd)), "dealer": rnd.dealer_id, "shift": rnd.shift_id, "round": rnd.pk}
 
 
 def _ms(start, end) -> int:

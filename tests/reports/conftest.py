@@ -55,7 +55,7 @@ def recomputed() -> dict:
     out: dict = defaultdict(lambda: dict.fromkeys(COUNTERS, 0))
 
     def key(rnd, spot=""):
-        return (rnd.table_id, rnd.opened_at.astimezone(UTC).replace(minute=0, second=0, microsecond=0), rnd.dealer_id, None, spot)
+        return (rnd.table_id, rnd.opened_at.astimezone(UTC).replace(minute=0, second=0, microsecond=0), rnd.dealer_id, rnd.shift_id, spot)
 
     rounds = {r.pk: r for r in Round.objects.all()}
     for rnd in rounds.values():

@@ -2,6 +2,7 @@
 (observed and theoretical hold per spot), CSV, and days in the studio's TIME_ZONE."""
 import csv
 import io
+from collections import Counter
 from datetime import UTC, datetime
 
 import pytest
@@ -10,6 +11,7 @@ from engine import odds, percent4
 from incidents import services as incidents
 from reports.api import ReportRowSerializer, ReportSerializer, ReportSpotSerializer
 from reports.rollup import rebuild_days
+from tables.models import Round
 
 from ..incidents.conftest import raise_incident
 from .conftest import play, quick_player
@@ -86,6 +88,11 @@ def test_filters_and_groups_by_dealer_and_hour(played, dealer, supervisor, super
     assert [(r["key"], r["rounds"], r["stakes"]) for r in by_hour["rows"]] == [("2026-12-01T05:00:00Z", 1, "110.00")]
     only = get(supervisor_api, group="shift", dealer=supervisor.pk, **{"from": "2026-12-01", "to": "2026-12-02"}).json()
     assert [(r["key"], r["rounds"], r["voids"]) for r in only["rows"]] == [(None, 1, 1)]
+    # A dealer's rounds fall in the shifts they were dealt in (the implicit shift of a dealer who opens a round).
+    dealt = get(supervisor_api, group="shift", dealer=dealer.pk, **{"from": "2026-12-01", "to": "2026-12-02"}).json()["rows"]
+    expected = Counter(Round.objects.filter(dealer=dealer, status="settled").values_list("shift_id", flat=True))
+    assert None not in expected
+    assert {r["key"]: r["rounds"] for r in dealt} == {str(shift): n for shift, n in expected.items()}
 
 
 def test_days_are_the_studio_time_zones(played, supervisor_api, settings):
