@@ -59,6 +59,8 @@ def _world(dealer, alice, bob):
     from bets.services import bet_place
     from incidents.services import incident_raise
     from matches.services import match_create, match_join
+    from engine.integrity import initial_state
+    from integrity.models import Alert, Monitor
     from tables.models import Incident, Shift, Table
     from tables.services import card_deal, round_close_betting, round_open
 
@@ -75,8 +77,11 @@ def _world(dealer, alice, bob):
     match_join(code=match.code, user=bob)
     incident = Incident.objects.get(round=done)
     shift = Shift.objects.get(dealer=dealer, ended_at=None)  # opening at the live table moved the dealer's shift there
+    # An open alert of the first table's monitor (a fair round or two raises none; tests/integrity raise real ones).
+    monitor, _ = Monitor.objects.get_or_create(kind=Monitor.Kind.TABLE, table=first, defaults={"state": initial_state()})
+    alert = Alert.objects.create(monitor=monitor, check_name="first_card_match", statistic=700, threshold=700, round=done)
     return {"tables": live.pk, "rounds": rnd.pk, "matches": match.pk, "incidents": incident.pk, "bets": bet.pk,
-            "corrections": done.pk, "shifts": shift.pk}
+            "corrections": done.pk, "shifts": shift.pk, "alerts": alert.pk}
 
 
 def _token(url: str, name: str) -> str:
