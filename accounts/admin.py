@@ -14,6 +14,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpResponseRedirect
 from django.urls import reverse
 
+from studio.readonly_admin import ReadOnlyAdmin
+
 from . import services
 from .models import AccessChange
 
@@ -92,19 +94,10 @@ class StudioGroupAdmin(GroupAdmin):
 
 
 @admin.register(AccessChange)
-class AccessChangeAdmin(admin.ModelAdmin):
+class AccessChangeAdmin(ReadOnlyAdmin):
     list_display = ["at", "actor_name", "source", "username", "field", "old", "new"]
     list_filter = ["field", "source"]
     search_fields = ["username", "actor_name"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 admin.site.unregister(User)

@@ -1,32 +1,22 @@
+"""Money changes only through the ledger services: the admin shows accounts, entries and bets read-only."""
 from django.contrib import admin
+
+from studio.readonly_admin import ReadOnlyAdmin
 
 from .models import Account, Bet, LedgerEntry
 
 
-class ReadOnly(admin.ModelAdmin):
-    """Money changes only through the ledger services."""
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
 @admin.register(Account)
-class AccountAdmin(ReadOnly):
+class AccountAdmin(ReadOnlyAdmin):
     list_display = ["id", "kind", "user", "currency", "balance"]
 
 
 @admin.register(LedgerEntry)
-class LedgerEntryAdmin(ReadOnly):
+class LedgerEntryAdmin(ReadOnlyAdmin):
     list_display = ["id", "created_at", "account", "kind", "amount", "bet", "round", "version"]
 
 
 @admin.register(Bet)
-class BetAdmin(ReadOnly):
+class BetAdmin(ReadOnlyAdmin):
     list_display = ["id", "round", "player", "spot", "amount", "status", "payout"]
     list_filter = ["status", "spot"]

@@ -1,19 +1,10 @@
 from django.contrib import admin
 
+from studio.readonly_admin import ReadOnlyAdmin
+
 from . import services
 from .changes import ADMIN, LOGGED_FIELDS
 from .models import DealtCard, Match, Round, RoundEvent, Shift, Table, TableChange
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Table)
@@ -50,7 +41,7 @@ class DealtCardInline(admin.TabularInline):
 
 
 @admin.register(Round)
-class RoundAdmin(admin.ModelAdmin):
+class RoundAdmin(ReadOnlyAdmin):
     """Read-only: rounds change only through the services (the audit must see every change)."""
 
     list_display = ["id", "table", "status", "joker", "winner", "cards_dealt", "opened_at"]
@@ -61,28 +52,10 @@ class RoundAdmin(admin.ModelAdmin):
         """A virtual round's pack and salt stay secret until it is over (docs/FAIRNESS.md)."""
         return ["pack", "salt"] if obj is None or obj.status in Round.OPEN_STATUSES else []
 
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(RoundEvent)
-class RoundEventAdmin(admin.ModelAdmin):
+class RoundEventAdmin(ReadOnlyAdmin):
     list_display = ["id", "round", "at", "actor", "action", "from_status", "to_status"]
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(TableChange)
