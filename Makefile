@@ -45,11 +45,14 @@ run: demo
 	@$(PY) scripts/serve.py --host $(HOST) --port $(PORT)
 
 # The layers first (pyproject.toml, [tool.importlinter]): a broken contract fails in seconds.
-# The pages' shared modules under Node's own test runner, then the whole suite.
+# The pages' shared modules under Node's own test runner, then the whole suite in PYTEST_WORKERS
+# pytest-xdist workers, a test file each at a time (its module-scoped servers stay in one worker;
+# tests/workers.py gives each worker its own database, Redis database and ports).
+PYTEST_WORKERS ?= 2
 test: install browser
 	$(VENV)/bin/lint-imports --no-cache
 	node --test tests/js/
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # Benchmarks (not tests): need DATABASE_URL=postgres://... and REDIS_URL; see docs/PERFORMANCE.md.
 bench: install

@@ -444,7 +444,7 @@ def run_studio(args, tmp: str) -> tuple[dict, list[str], dict]:
     procs = Procs()
     try:
         servers = [procs.start([PY, "-m", "uvicorn", "web.asgi:application", "--host", "127.0.0.1", "--port", str(p),
-                                "--workers", "1", "--ws-per-message-deflate", "false", "--no-access-log", "--lifespan", "off",
+                                "--workers", "1", "--ws", "websockets-sansio", "--ws-per-message-deflate", "false", "--no-access-log", "--lifespan", "off",
                                 "--log-level", "warning", "--backlog", "4096"], env=env) for p in ports]
         procs.start([PY, "-m", "celery", "-A", "studio", "worker", "-l", "warning", "--concurrency", "1", "-n",
                      f"load-{os.getpid()}@%h"], env=env)

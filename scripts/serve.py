@@ -119,7 +119,7 @@ def commands(args, env: dict[str, str], runtime: Path) -> list[Child]:
     redis = bool(env.get("REDIS_URL"))
     py = sys.executable
     web = [py, "-m", "uvicorn", "web.asgi:application", "--host", args.host, "--port", str(args.port),
-           "--workers", str(args.workers if redis else 1), "--ws-per-message-deflate", "false", "--no-access-log",
+           "--workers", str(args.workers if redis else 1), "--ws", "websockets-sansio", "--ws-per-message-deflate", "false", "--no-access-log",
            "--lifespan", "off", "--log-level", "warning"]  # the access log is studio.access's (no query strings)
     web_env = dict(env)
     if not redis and not args.no_virtual_dealer:

@@ -13,16 +13,20 @@ table refuses a sign-in with 409 `virtual_table`). Each change of the dealer on 
 the change log (field `dealer`). Shifts are not on the players' stream: the console and the
 supervisors' floor read them (GET /api/tables/{id}/shifts/, GET /api/floor/).
 
-Locks: every table a change touches (the table signed in to, and the one the dealer leaves) is
-locked first, in id order, then the shift rows (ending one is a compare-and-set on its open row).
-So a swap of two dealers between two tables, or one dealer's two sign-ins at once, runs one after
-the other instead of deadlocking. The dealer's other table is read before the locks; if it changed
-meanwhile, the transaction is tried again (`lock_tables`).
+Locks: the dealer's own user row first (FOR NO KEY UPDATE: it does not hold up the foreign-key
+checks of rows that name the dealer), so one dealer's sign-ins and round openings run one at a
+time and their other table cannot change under them; then every table a change touches (the table
+signed in to, and the one the dealer leaves), in id order; then the shift rows (ending one is a
+compare-and-set on its open row). So a swap of two dealers between two tables, or one dealer's
+sign-ins at several tables at once, runs one after the other instead of deadlocking. A supervisor
+ending the dealer's shift meanwhile (which locks only that table) makes the transaction try again
+(`lock_tables`).
 """
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -73,9 +77,13 @@ def _open_table_of(dealer) -> int | None:
 
 
 def lock_tables(*, table_id: int, dealer) -> Table:
-    """In the caller's transaction: lock the table and the one where the dealer is on shift (if
-    another), in id order; the table, locked. Raises _Moved when the dealer's shift moved meanwhile."""
-    other = _open_table_of(dealer) if dealer is not None and getattr(dealer, "pk", None) else None
+    """In the caller's transaction: lock the dealer's user row, then the table and the one where the
+    dealer is on shift (if another), in id order; the table, locked. Raises _Moved when a supervisor
+    ended the dealer's shift meanwhile."""
+    person = dealer is not None and getattr(dealer, "pk", None)
+    if person:
+        get_user_model().objects.select_for_update(no_key=True).filter(pk=dealer.pk).values_list("pk", flat=True).first()
+    other = _open_table_of(dealer) if person else None
     ids = sorted({table_id, other} - {None})
     locked = {t.pk: t for t in Table.objects.select_for_update().filter(pk__in=ids).order_by("pk")}
     if table_id not in locked:

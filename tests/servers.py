@@ -16,16 +16,28 @@ import httpx
 import pytest
 from django.conf import settings
 
+from tests.workers import PORT_BLOCK, worker_index
 
-def free_port(ports: range) -> int:
-    for port in ports:
+
+def free_ports(ports: range, n: int = 1) -> list[int]:
+    """The first n ports of `ports` nobody listens on, shifted into this pytest-xdist worker's block
+    (tests.workers), for a process that takes a port number (scripts/serve.py)."""
+    shift = worker_index() * PORT_BLOCK
+    free = []
+    for port in range(ports.start + shift, ports.stop + shift):
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))
             except OSError:
                 continue
-            return port
-    pytest.fail(f"no free port in {ports.start}-{ports.stop - 1} for the test server")
+        free.append(port)
+        if len(free) == n:
+            return free
+    pytest.fail(f"no {n} free ports in {ports.start + shift}-{ports.stop + shift - 1} for the test servers")
+
+
+def free_port(ports: range) -> int:
+    return free_ports(ports)[0]
 
 
 def db_url_of_tests() -> str:
@@ -46,11 +58,17 @@ def stop(proc: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def studio_server(*, ports: range, log_dir: Path, name: str, **env_extra: str):
+def studio_server(*, log_dir: Path, name: str, **env_extra: str):
     """uvicorn serving the studio on the test database, tasks in-process; yields its base URL. It signs
     with the tests' SECRET_KEY, so a session made in the test process is valid there.
-    With REDIS_URL the server gets a channel prefix of its own, so no other server is heard."""
-    port = free_port(ports)
+    The listening socket is made here, on a port the system picks, and handed to uvicorn (`--fd`): it
+    listens before the server starts, so no other process (another test, another pytest worker) can
+    take the port between a check and the server's bind, and the health check below can only reach
+    this server. With REDIS_URL the server gets a channel prefix of its own, so no other server is heard."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
+    port = listener.getsockname()[1]
     env = {**os.environ, "DATABASE_URL": db_url_of_tests(), "SECRET_KEY": settings.SECRET_KEY, "TASK_RUNNER": "inprocess",
            "INPROCESS_TIMERS": "false", "INPROCESS_ASYNC": "false", **env_extra}
     if env.get("REDIS_URL"):
@@ -58,11 +76,12 @@ def studio_server(*, ports: range, log_dir: Path, name: str, **env_extra: str):
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / "server.log"
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "web.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-             "--ws-per-message-deflate", "false", "--lifespan", "off"],
-            cwd=Path(settings.BASE_DIR), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )
+        with listener:  # the server's own copy of the socket stays open; this one is closed
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "uvicorn", "web.asgi:application", "--fd", str(listener.fileno()),
+                 "--ws", "websockets-sansio", "--ws-per-message-deflate", "false", "--lifespan", "off"], pass_fds=[listener.fileno()],
+                cwd=Path(settings.BASE_DIR), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )
         url = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 30

@@ -11,7 +11,6 @@ from playwright.sync_api import expect
 from tests.servers import studio_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
-PORTS = range(18400, 18410)
 LOCAL = {"127.0.0.1", "localhost", "[::1]", "::1"}
 
 
@@ -27,7 +26,7 @@ def test_the_docs_page_shows_the_operations_with_no_network_but_the_studio(page,
             route.abort()
 
     folder = Path(request.config.rootpath) / "test-artifacts" / "test_api_docs-server"
-    with studio_server(ports=PORTS, log_dir=folder, name="docs") as url:
+    with studio_server(log_dir=folder, name="docs") as url:
         page.route("**/*", only_local)
         page.goto(url + "/api/docs/")
         expect(page.locator(".swagger-ui .info .title")).to_contain_text("Andar Bahar studio API")

@@ -23,7 +23,6 @@ from tests.servers import studio_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
-PORTS = range(8301, 8310)
 MONITOR = {"width": 1920, "height": 1080}
 
 
@@ -35,7 +34,7 @@ def _fast_passwords():
 @pytest.fixture(scope="module")
 def studio_url(django_db_setup, request):
     folder = Path(request.config.rootpath) / "test-artifacts" / "test_integrity-server"
-    with studio_server(ports=PORTS, log_dir=folder, name="integrity") as url:
+    with studio_server(log_dir=folder, name="integrity") as url:
         yield url
 
 

@@ -15,7 +15,6 @@ from tests.servers import studio_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
-PORTS = range(8190, 8198)
 # A letter only that language's text has: its words are on the page, not English left untranslated.
 SCRIPTS = {
     "hi": re.compile(r"[\u0900-\u097F]"), "ne": re.compile(r"[\u0900-\u097F]"),
@@ -32,7 +31,7 @@ def _fast_passwords():
 @pytest.fixture(scope="module")
 def studio_url(django_db_setup, request):
     folder = Path(request.config.rootpath) / "test-artifacts" / "test_languages-server"
-    with studio_server(ports=PORTS, log_dir=folder, name="languages") as url:
+    with studio_server(log_dir=folder, name="languages") as url:
         yield url
 
 

@@ -31,7 +31,6 @@ from .conftest import artifacts_dir
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
-PORTS = range(8191, 8200)
 ROUND_TIMEOUT = 30_000  # ms: a long deal at the test's pace, with settlement, on a busy machine
 
 
@@ -49,7 +48,7 @@ def _fast_passwords():
 def studio_url(transactional_db, request):
     """The studio under uvicorn on the test database, virtual dealer inside; stopped before the
     database is flushed."""
-    with studio_server(ports=PORTS, log_dir=artifacts_dir(request), name="match",
+    with studio_server(log_dir=artifacts_dir(request), name="match",
                        VIRTUAL_DEALER_THREAD="1") as url:
         yield url
 
@@ -95,6 +94,7 @@ def line_heights(page) -> dict[str, list[float]]:
         "els => Object.fromEntries(els.map(e => [e.dataset.player, e.getAttribute('points').split(' ').map(p => +p.split(',')[1])]))")
 
 
+@pytest.mark.long
 def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, alice, bob, login, shot, accessible):
     url, bob_page = studio_url, phone_page
     login(page, url, "alice", "pw-alice")
@@ -263,7 +263,7 @@ def test_a_finished_teaching_match_shows_its_points_round_by_round(request, page
     for _ in range(8):
         play.nobody_bets()
     assert play.refresh().status == "finished" and play.match.result["winners"] == ["alice"]
-    with studio_server(ports=PORTS, log_dir=artifacts_dir(request), name="teaching") as url:
+    with studio_server(log_dir=artifacts_dir(request), name="teaching") as url:
         for p, who, headline in ((page, "alice", "You win!"), (phone_page, "bob", "alice wins!")):
             login(p, url, who, f"pw-{who}")
             p.goto(f"{url}/matches/{play.id}/")

@@ -31,7 +31,6 @@ WIDE = {"width": 1440, "height": 900}
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
-PORTS = range(8162, 8170)
 # Worked example 2 of RULES.md: joker K♠; Andar A♣ 8♦ J♥ K♦, Bahar Q♠ 7♣ 2♥: Andar wins on card 7.
 JOKER = "KS"
 DEAL = ["AC", "QS", "8D", "7C", "JH", "2H", "KD"]
@@ -63,7 +62,7 @@ def studio_url(django_db_setup, request):
     """The studio served by uvicorn on the test database, for the tests of this module. Its
     connections sit idle between requests, so the flush after each test goes through."""
     folder = Path(request.config.rootpath) / "test-artifacts" / "test_play-server"
-    with studio_server(ports=PORTS, log_dir=folder, name="play") as url:
+    with studio_server(log_dir=folder, name="play") as url:
         yield url
 
 

@@ -63,7 +63,7 @@ def test_parallel_creates_in_the_service_never_exceed_the_limit(alice):
 def test_parallel_creates_over_http_never_exceed_the_limit(alice, tmp_path):
     key = token_issue(user=alice).key
     connections.close_all()
-    with studio_server(ports=range(18100, 18200), log_dir=tmp_path, name="limit", WEB_WORKERS="1") as url:
+    with studio_server(log_dir=tmp_path, name="limit", WEB_WORKERS="1") as url:
         def post(_):
             return httpx.post(url + "/api/matches/", json={}, headers={"Authorization": "Token " + key}, timeout=60).status_code
 

@@ -16,7 +16,6 @@ from tables import stream
 from tables.models import Round
 from tests.servers import studio_server
 
-PORTS = range(8470, 8480)
 
 
 @contextlib.contextmanager
@@ -52,7 +51,7 @@ def test_a_request_whose_task_cannot_reach_the_broker_still_answers(broker, deal
     auth = {"Authorization": "Token " + token_issue(user=dealer).key}
     with contextlib.ExitStack() as stack:
         url = stack.enter_context(unanswering_redis()) if broker == "unanswering" else "redis://127.0.0.1:1/0"
-        base = stack.enter_context(studio_server(ports=PORTS, log_dir=tmp_path, name="broker", REDIS_URL=url, TASK_RUNNER="celery"))
+        base = stack.enter_context(studio_server(log_dir=tmp_path, name="broker", REDIS_URL=url, TASK_RUNNER="celery"))
         response = httpx.post(f"{base}/api/tables/{table.pk}/rounds/", json={"joker": "KS"}, headers=auth, timeout=60)
     assert response.status_code == 201, response.text[:500]
     assert Round.objects.get(pk=response.json()["id"]).status == "betting"

@@ -20,7 +20,6 @@ from tables.services import close_expired_betting
 from tests.servers import db_url_of_tests, studio_server
 from tests.stream.conftest import Watcher
 
-PORTS = range(8450, 8470)
 
 
 def value(name: str, **labels) -> float:
@@ -116,8 +115,8 @@ def test_multiprocess_mode_sums_two_servers_and_the_celery_worker(tmp_path):
     folder = tmp_path / "prometheus"
     folder.mkdir()
     env = {"PROMETHEUS_MULTIPROC_DIR": str(folder), "METRICS_TOKEN": "multi"}
-    with studio_server(ports=PORTS, log_dir=tmp_path / "a", name="metrics-a", **env) as a, \
-            studio_server(ports=PORTS, log_dir=tmp_path / "b", name="metrics-b", **env) as b:
+    with studio_server(log_dir=tmp_path / "a", name="metrics-a", **env) as a, \
+            studio_server(log_dir=tmp_path / "b", name="metrics-b", **env) as b:
         before = scrape(a).get(HEALTHZ, 0)
         for url in (a, a, a, b, b):
             assert httpx.get(url + "/healthz", timeout=10).status_code == 200

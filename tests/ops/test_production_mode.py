@@ -18,7 +18,6 @@ from tests.servers import studio_server
 from tests.conftest import import_settings_fresh
 
 ROOT = Path(dj_settings.BASE_DIR)
-PORTS = range(18460, 18480)
 STRONG_KEY = secrets.token_urlsafe(50)
 PRODUCTION = {"DATABASE_URL": "postgres://studio@db.example.invalid:5432/studio", "REDIS_URL": "redis://redis.example.invalid:6379/0"}
 
@@ -82,7 +81,7 @@ def test_check_deploy_passes_with_https_on():
 def test_a_server_error_in_production_shows_no_debug_page(tmp_path):
     """The server as deployed (DATABASE_URL, no DEBUG) with one URL that raises (tests/ops/boom_urls.py)."""
     assert "DEBUG" not in os.environ, "this test checks the default: run it without DEBUG exported"
-    with studio_server(ports=PORTS, log_dir=tmp_path, name="boom",
+    with studio_server(log_dir=tmp_path, name="boom",
                        DJANGO_SETTINGS_MODULE="tests.ops.boom_settings") as url:
         for accept in ("text/html", "application/json"):
             response = httpx.get(url + "/boom/", headers={"Accept": accept}, timeout=20)

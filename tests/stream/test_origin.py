@@ -14,7 +14,6 @@ from tests.servers import studio_server
 from .conftest import TIMEOUT, WebsocketCommunicator
 
 pytestmark = pytest.mark.django_db(transaction=True)
-PORTS = range(18100, 18200)
 
 
 @pytest.mark.parametrize("origin, accepted", [(None, True), ("http://testserver", True), ("http://evil.example", False),
@@ -34,7 +33,7 @@ async def test_the_asgi_app_checks_an_origin_only_when_there_is_one(table, origi
 @pytest.mark.postgres
 def test_no_origin_with_a_token_connects_and_a_foreign_origin_is_refused(table, alice, tmp_path):
     key = token_issue(user=alice).key
-    with studio_server(ports=PORTS, log_dir=tmp_path, name="origin") as url:
+    with studio_server(log_dir=tmp_path, name="origin") as url:
         ws_url = url.replace("http://", "ws://") + f"/ws/tables/{table.pk}/?token={key}"
 
         async def connect(**kwargs):

@@ -23,6 +23,8 @@ from asgiref.sync import sync_to_async
 from django.conf import settings as dj_settings
 from websockets.asyncio.client import connect
 
+from tests.servers import free_ports
+
 from .conftest import CARDS
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
@@ -57,21 +59,6 @@ def _wait_until(ready, procs, logs, what: str) -> None:
         time.sleep(0.1)
 
 
-def _free_ports(n: int) -> list[int]:
-    """Ports nobody listens on: a server of someone else's answering there would pass for ours."""
-    free = []
-    for port in PORT_RANGE:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-        free.append(port)
-        if len(free) == n:
-            return free
-    pytest.fail(f"no {n} free ports in {PORT_RANGE.start}-{PORT_RANGE.stop - 1}")
-
-
 def _serving(port: int) -> bool:
     try:
         return httpx.get(f"http://127.0.0.1:{port}/api/tables/", timeout=2).status_code == 200
@@ -90,7 +77,7 @@ def studio(django_db_setup, tmp_path_factory):
            "CHANNELS_PREFIX": dj_settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"], "DEBUG": "0",
            "SECRET_KEY": uuid.uuid4().hex * 2, "ALLOWED_HOSTS": "127.0.0.1,localhost", "TASK_RUNNER": "celery",
            "DJANGO_SETTINGS_MODULE": "studio.settings"}
-    procs, logs, ports = [], [], _free_ports(2)
+    procs, logs, ports = [], [], free_ports(PORT_RANGE, 2)
 
     def start(name, cmd):
         logs.append(tmp_path / f"{name}.log")

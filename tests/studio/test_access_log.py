@@ -13,7 +13,6 @@ from websockets.asyncio.client import connect
 from studio.access import DropQueryStrings
 from tests.servers import studio_server
 
-PORTS = range(18480, 18500)
 
 
 def wait_for(path, text: str, timeout: float = 20) -> str:
@@ -29,7 +28,7 @@ def wait_for(path, text: str, timeout: float = 20) -> str:
 @pytest.mark.django_db(transaction=True)
 def test_requests_and_streams_are_logged_without_tokens(alice, table, tmp_path):
     key = token_issue(user=alice).key
-    with studio_server(ports=PORTS, log_dir=tmp_path, name="access") as url:
+    with studio_server(log_dir=tmp_path, name="access") as url:
         me = httpx.get(url + "/api/me/", params={"token": "query-" + key}, headers={"Authorization": f"Token {key}"}, timeout=20)
         assert me.status_code == 200
         assert httpx.get(url + "/api/tables/", params={"q": "x"}, timeout=20).status_code == 200  # anonymous

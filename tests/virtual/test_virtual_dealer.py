@@ -93,6 +93,7 @@ def _chi_square(observed: Counter, expected: dict) -> float:
     return sum((observed[k] - e) ** 2 / e for k, e in expected.items())
 
 
+@pytest.mark.long
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_thousand_unattended_rounds_verify_and_follow_the_exact_odds(make_table, settings):
