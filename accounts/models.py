@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from audit.models import ChainedRecord
 from studio.appendonly import AppendOnlyModel
 
 
@@ -33,12 +34,16 @@ class Token(models.Model):
         return f"{self.kind} token of user {self.user_id}, expires {self.expires_at:%Y-%m-%d %H:%M}"
 
 
-class AccessChange(AppendOnlyModel):
+class AccessChange(AppendOnlyModel, ChainedRecord):
     """Who changed whose roles, permissions, password or lockout, when, from what to what.
     Written only by accounts.services; never updated or deleted (studio.appendonly). Passwords are never recorded,
-    only that one was set."""
+    only that one was set. A record of the studio-wide audit chain (audit.chain), hashed over every
+    column but the two user ids, which deleting those users sets to null (the names stay, and are hashed)."""
 
-    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    CHAINED_KIND = "access_change"
+    CHAINED_COLUMNS = ("at", "actor_name", "source", "username", "field", "old", "new")
+
+    at = models.DateTimeField(default=timezone.now, db_index=True)
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     actor_name = models.CharField(max_length=150)  # kept if the actor's user is deleted; "studio_user command" for it
     source = models.CharField(max_length=16)  # admin, command, api
@@ -50,6 +55,7 @@ class AccessChange(AppendOnlyModel):
 
     class Meta:
         ordering = ["-at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["chain_seq"], name="accesschange_chain_seq_unique")]
 
     def __str__(self):
         return f"{self.at:%Y-%m-%d %H:%M:%S} {self.actor_name} {self.field} of {self.username}: {self.old!r} -> {self.new!r}"

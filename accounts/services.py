@@ -9,7 +9,9 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
+from django.utils import timezone
 
+from audit import chain
 from studio.roles import ROLES, SUPERVISOR
 
 from .models import AccessChange
@@ -28,9 +30,16 @@ def _actor_name(actor) -> str:
 
 
 def change_record(*, actor, source: str, user, field: str, old, new, username: str | None = None) -> AccessChange:
-    return AccessChange.objects.create(actor=actor, actor_name=_actor_name(actor), source=source, user=user,
-                                       username=username or (user.get_username() if user is not None else ""),
-                                       field=field, old=str(old), new=str(new))
+    """Append one row to the access record, a record of the studio-wide audit chain (audit.chain:
+    numbered and hashed before its INSERT, in the caller's transaction). The head is locked last:
+    callers record a change after writing the user's row it records."""
+    with transaction.atomic():
+        record = AccessChange(at=timezone.now(), actor=actor, actor_name=_actor_name(actor), source=source, user=user,
+                              username=username or (user.get_username() if user is not None else ""),
+                              field=field, old=str(old), new=str(new))
+        chain.seal(record, key=chain.STUDIO)
+        record.save(force_insert=True)
+    return record
 
 
 def _names(items) -> str:
@@ -46,13 +55,15 @@ def user_update(*, actor, source: str, user, groups=None, permissions=None, **fl
         raise TypeError(f"user_update does not change {sorted(unknown)}")
     records = []
     changed = [name for name, value in flags.items() if value is not None and getattr(user, name) != value]
+    old = {name: getattr(user, name) for name in changed}
     for name in changed:
-        records.append(change_record(actor=actor, source=source, user=user, field=name, old=getattr(user, name), new=flags[name]))
         setattr(user, name, flags[name])
-    if changed:
+    if changed:  # the user's row first, then the records (the chain's head is locked last)
         user.save(update_fields=changed)
         if flags.get("is_active") is False and "is_active" in changed:
             tokens_revoke_all(user=user)  # reactivating the account later does not revive them
+    for name in changed:
+        records.append(change_record(actor=actor, source=source, user=user, field=name, old=old[name], new=flags[name]))
     for field, new in (("groups", groups), ("user_permissions", permissions)):
         if new is None:
             continue

@@ -6,7 +6,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from studio.money import from_minor
-from tables import hooks, stream
+from tables import hooks, stream, transitions
 from tables.events import BetRefunded
 from tables.models import Round
 
@@ -19,13 +19,17 @@ REFUNDABLE = (Bet.Status.OPEN, Bet.Status.WON, Bet.Status.LOST)
 
 def round_refund_all(*, rnd: Round, version: int) -> dict:
     """Refund the round's bets as ledger entries of `version`. The caller holds the round's lock and
-    moves the round to `voided` in the same transaction. Returns the totals refunded."""
+    moves the round to `voided` in the same transaction. Returns the totals refunded. Locks: the
+    wallets, then (a settled round) the table's audit chain before the reactions that take the
+    settlement back write theirs, as after every settlement."""
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     house = house_account(rnd.settings["currency"])
-    if rnd.status == Round.Status.SETTLED:  # its bets still as settled: reactions take the settlement back
-        hooks.round_unsettling.send(sender=Round, rnd=rnd)
     with connection.cursor() as cur:
         wallets_lock(cur, round_id=rnd.pk, statuses=REFUNDABLE)
+    if rnd.status == Round.Status.SETTLED:  # its bets still as settled: reactions take the settlement back
+        transitions.audit_hold(table_id=rnd.table_id)
+        hooks.round_unsettling.send(sender=Round, rnd=rnd)
+    with connection.cursor() as cur:
         reverse_wins(cur, round_id=rnd.pk, house_id=house.pk, version=version, now=now)
         round_entries(cur, round_id=rnd.pk, kind=LedgerEntry.Kind.REFUND, credit="amount", statuses=REFUNDABLE, house_id=house.pk,
                       version=version, now=now, memo="round refunded")

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from studio import metrics
 from studio.money import from_minor, to_minor
-from tables import hooks, stream
+from tables import hooks, stream, transitions
 from tables.events import BetSettled, RoundSettled
 from engine import spot_odds_for
 from tables.models import Round
@@ -59,17 +59,28 @@ def round_settle(*, round_id: int) -> bool:
         return True
 
 
+def round_resettle_lock(*, rnd: Round) -> None:
+    """Lock the wallets a re-settlement of the round moves, in id order: for a caller that records
+    something of the round (a correction) before re-settling it, since the chain's head is locked
+    after the wallets. The caller holds the round's lock."""
+    with connection.cursor() as cur:
+        wallets_lock(cur, round_id=rnd.pk, statuses=SETTLED)
+
+
 def round_resettle(*, rnd: Round, actor=None) -> None:
     """Settle a settled round again after its cards were corrected: the previous wins are reversed
     and the bets settled afresh, with new entries of a new version (old entries are never edited).
-    The caller holds the round's lock."""
+    The caller holds the round's lock. Locks: the wallets, then the table's audit chain (its head
+    before the reactions that take the settlement back write theirs, as after every settlement)."""
     assert rnd.status == Round.Status.SETTLED
     version = rnd.settlement_version + 1
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     house = house_account(rnd.settings["currency"])
-    hooks.round_unsettling.send(sender=Round, rnd=rnd)  # the bets still as settled: reactions take them back
     with connection.cursor() as cur:
         wallets_lock(cur, round_id=rnd.pk, statuses=SETTLED)
+    transitions.audit_hold(table_id=rnd.table_id)
+    hooks.round_unsettling.send(sender=Round, rnd=rnd)  # the bets still as settled: reactions take them back
+    with connection.cursor() as cur:
         reverse_wins(cur, round_id=rnd.pk, house_id=house.pk, version=version, now=now)
         cur.execute(f"UPDATE {BET} SET status = 'open', payout = 0, settled_at = NULL WHERE round_id = %s AND status IN ('won', 'lost')", [rnd.pk])
     _settle(rnd, frm=Round.Status.SETTLED, action="resettled", actor=actor, version=version)
@@ -103,6 +114,7 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
     staked, paid = from_minor(staked), from_minor(paid)
     transition_or_refuse(round_id=round_id, frm=frm, to=Round.Status.SETTLED, actor=actor, action=action,
                          data={"version": version, "winner": outcome.winner.value, "bets": count, "staked": str(staked), "paid": str(paid)},
+                         table_id=rnd.table_id,
                          settled_at=timezone.now(), settlement_version=version, bet_count=count, total_staked=staked, total_paid=paid)
     rnd.refresh_from_db()
     lag = (rnd.settled_at - rnd.finished_at).total_seconds() if frm == Round.Status.FINISHED and rnd.finished_at else None

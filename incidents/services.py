@@ -1,6 +1,10 @@
 """Incidents: pause a round, correct its cards, resume it, or void it and refund every bet.
 
-Lock order as everywhere: the round row first (select_for_update), then wallets by id (bets.refunds)."""
+Lock order as everywhere: the round row first (select_for_update), then its incident, then wallets
+by id (bets.refunds, bets.settlement), then the table's row and its audit chain (tables.transitions.audit).
+Everything an incident row holds is also recorded as the round's events: its kind (`incident`),
+each note (`incident_note`), its resolution (`incident_resolved`, `resumed`) or void (`voided`);
+verify_audit checks the row against them."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -10,7 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from bets.refunds import round_refund_all
-from bets.settlement import round_resettle
+from bets.settlement import round_resettle, round_resettle_lock
 from engine import EngineError
 from studio.errors import NotFound, WrongMoment, invalid
 from studio.roles import SUPERVISOR, has_role
@@ -35,8 +39,14 @@ def _lock(round_id: int, actor=None) -> Round:
     return rnd
 
 
-def _note(actor, text: str) -> dict:
-    return {"at": timezone.now().isoformat(), "by": actor.username, "text": text}
+def _note(actor, text: str, at) -> dict:
+    return {"at": at.isoformat(), "by": actor.username, "text": text}
+
+
+def _noted(rnd: Round, incident: Incident, note: dict, *, actor, at) -> None:
+    """A note of the incident, as the round's event (at the note's own instant)."""
+    audit(round_id=rnd.pk, actor=actor, action="incident_note", frm=rnd.status, to=rnd.status, table_id=rnd.table_id,
+          at=at, data={"incident": incident.pk, "note": note})
 
 
 def incident_raise(*, round_id: int, actor, kind: str, notes: str = "") -> Incident:
@@ -56,15 +66,21 @@ def incident_raise(*, round_id: int, actor, kind: str, notes: str = "") -> Incid
             now = timezone.now()
             left_ms = max(0, int((rnd.closes_at - now).total_seconds() * 1000)) if rnd.status == S.BETTING else None
             transition_or_refuse(round_id=rnd.pk, frm=rnd.status, to=S.PAUSED, actor=actor, action="paused",
-                                 data={"kind": kind, "betting_left_ms": left_ms}, resume_status=rnd.status, betting_left_ms=left_ms)
+                                 data={"kind": kind, "betting_left_ms": left_ms}, table_id=rnd.table_id,
+                                 resume_status=rnd.status, betting_left_ms=left_ms)
             stream.table_event(rnd.table_id, rnd.pk, events.RoundPaused(kind=kind, betting_left_ms=left_ms))
             paused = True
+        now = timezone.now()
+        note = _note(actor, notes, now) if notes.strip() else None
         incident = Incident.objects.create(round=rnd, raised_by=actor, kind=kind, paused_round=paused,
-                                           notes=[_note(actor, notes)] if notes.strip() else [])
-        hooks.incident_raised.send(sender=Round, rnd=rnd, incident=incident)
-        now_status = S.PAUSED if paused else rnd.status
-        audit(round_id=rnd.pk, actor=actor, action="incident", frm=now_status, to=now_status,
+                                           notes=[note] if note else [])
+        status = S.PAUSED if paused else rnd.status
+        audit(round_id=rnd.pk, actor=actor, action="incident", frm=status, to=status, table_id=rnd.table_id, at=now,
               data={"incident": incident.pk, "kind": kind, "notes": notes})
+        hooks.incident_raised.send(sender=Round, rnd=rnd, incident=incident)  # after the event: its reactions lock after the head
+        if note:
+            rnd.status = status
+            _noted(rnd, incident, note, actor=actor, at=now)
         return incident
 
 
@@ -72,12 +88,16 @@ def incident_add_note(*, incident_id: int, actor, text: str) -> Incident:
     if not text.strip():
         raise invalid("text", "Write something.")
     with transaction.atomic():
-        incident = Incident.objects.select_for_update(of=("self",)).select_related("round").filter(pk=incident_id).first()
-        if incident is None:
+        round_id = Incident.objects.filter(pk=incident_id).values_list("round_id", flat=True).first()
+        if round_id is None:
             raise NotFound("No such incident.", code="not_found")
-        require_round_visible(rnd=incident.round, user=actor)
-        incident.notes = [*incident.notes, _note(actor, text.strip())]
+        rnd = _lock(round_id, actor)  # the round first, as every writer of its events
+        incident = Incident.objects.select_for_update().get(pk=incident_id)
+        now = timezone.now()
+        note = _note(actor, text.strip(), now)
+        incident.notes = [*incident.notes, note]
         incident.save(update_fields=["notes"])
+        _noted(rnd, incident, note, actor=actor, at=now)
         return incident
 
 
@@ -112,14 +132,14 @@ def incident_resume(*, incident_id: int, actor, resolution: str = "") -> Round:
         others = Incident.objects.filter(round=rnd, status=Incident.Status.OPEN).exclude(pk=incident.pk)
         if rnd.status != S.PAUSED or others.exists():
             audit(round_id=rnd.pk, actor=actor, action="incident_resolved", frm=rnd.status, to=rnd.status,
-                  data={"incident": incident.pk, "resolution": resolution})
+                  data={"incident": incident.pk, "resolution": resolution}, table_id=rnd.table_id)
             return rnd
         to = rnd.resume_status or S.DEALING
         fields = {"resume_status": "", "betting_left_ms": None}
         if to == S.BETTING:
             fields["closes_at"] = timezone.now() + timedelta(milliseconds=rnd.betting_left_ms or 0)
         transition_or_refuse(round_id=rnd.pk, frm=S.PAUSED, to=to, actor=actor, action="resumed",
-                             data={"incident": incident.pk, "resolution": resolution}, **fields)
+                             data={"incident": incident.pk, "resolution": resolution}, table_id=rnd.table_id, **fields)
         rnd.refresh_from_db()
         stream.table_event(rnd.table_id, rnd.pk, events.RoundResumed(status=to, closes_at=rnd.closes_at.isoformat()))
         if to == S.BETTING:
@@ -140,7 +160,8 @@ def incident_void(*, incident_id: int, actor, reason: str) -> Round:
         version = rnd.settlement_version + 1
         totals = round_refund_all(rnd=rnd, version=version)
         transition_or_refuse(round_id=rnd.pk, frm=rnd.status, to=S.VOIDED, actor=actor, action="voided",
-                             data={"incident": incident.pk, "reason": reason, **totals}, settlement_version=version,
+                             data={"incident": incident.pk, "reason": reason, "version": version, **totals},
+                             table_id=rnd.table_id, settlement_version=version,
                              resume_status="", betting_left_ms=None, bet_count=totals["bets"],
                              total_staked=Decimal(totals["refunded"]), total_paid=Decimal(totals["refunded"]))
         _close_incident(incident, actor=actor, status=Incident.Status.VOIDED, resolution=reason)
@@ -209,12 +230,19 @@ def card_remove_last(*, round_id: int, actor) -> Round:
 
 
 def _corrected(rnd: Round, *, actor, deal, data: dict) -> Round:
+    """Record a correction (the cards already changed): a finished round's new winner in the event
+    too. A settled round is re-settled: its wallets are locked before the event, as a settlement
+    locks them before its own (the chain's head is locked last)."""
     outcome = deal.outcome
     fields = {"cards_dealt": len(deal.cards)}
+    recorded = data
     if rnd.status in (S.FINISHED, S.SETTLED):
         fields.update(winner=outcome.winner.value, cards_dealt=outcome.cards_dealt)
+        recorded = {**data, "winner": outcome.winner.value}
+    if rnd.status == S.SETTLED:
+        round_resettle_lock(rnd=rnd)
     Round.objects.filter(pk=rnd.pk).update(**fields)
-    audit(round_id=rnd.pk, actor=actor, action="corrected", frm=rnd.status, to=rnd.status, data=data)
+    audit(round_id=rnd.pk, actor=actor, action="corrected", frm=rnd.status, to=rnd.status, data=recorded, table_id=rnd.table_id)
     cards = [{"position": i + 1, "side": deal.side_of(i + 1).value, "card": str(c)} for i, c in enumerate(deal.cards)]
     stream.table_event(rnd.table_id, rnd.pk, events.RoundCorrected(cards=cards, winner=fields.get("winner"), **data))
     rnd.refresh_from_db()

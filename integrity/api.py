@@ -1,4 +1,5 @@
-"""The integrity API: every table's and dealer's checks, alerts, and acknowledging one (supervisors only)."""
+"""The integrity API: every table's and dealer's checks, alerts, and acknowledging one (supervisors
+only); a round's record (supervisors, and the players who bet in it)."""
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
@@ -8,7 +9,8 @@ from rest_framework.views import APIView
 import engine.integrity as ig
 from studio.roles import IsSupervisor
 
-from . import selectors, services
+from . import record, selectors, services
+from .serializers import RoundRecordSerializer
 
 STATUSES = [ig.OK, ig.WATCH, ig.ALERT]
 
@@ -113,3 +115,17 @@ class AlertAcknowledgeView(APIView):
         data.is_valid(raise_exception=True)
         alert = services.alert_acknowledge(alert_id=pk, actor=request.user, note=data.validated_data["note"])
         return Response(selectors.alert_info(alert))
+
+
+class RoundRecordView(APIView):
+    """A round's self-contained record: its settings, dealer and shift, cards with their times,
+    incidents, corrections, bets per spot, settlement or void, and its chain links, which
+    scripts/verify_round_record.py checks offline (docs/AUDIT.md). Supervisors, and the players
+    who bet in the round; 404 for anyone else."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=RoundRecordSerializer)
+    def get(self, request, pk):
+        rnd = record.record_round_or_404(round_id=pk, user=request.user)
+        return Response(RoundRecordSerializer(record.round_record(rnd)).data)

@@ -23,10 +23,10 @@ from bets.services import bet_place
 from engine import Side
 from studio.errors import ApplicationError, Busy, NotAllowed, WrongMoment, invalid
 from studio.roles import PLAYER, SUPERVISOR, has_role
-from tables import events, stream
+from tables import changes, events, stream
 from tables.access import MATCH, match_or_404
 from tables.models import Match, MatchPlayer, Round, Table
-from tables.services import round_close_betting
+from tables.services import round_close_betting, table_create, table_update
 
 START_CHIPS = Decimal("1000")
 MAX_PLAYERS, MIN_PLAYERS = 6, 2
@@ -76,12 +76,13 @@ def match_create(*, creator, scoring: str = "chips", rounds_total: int = 20, bet
         _limit_unfinished(creator)
         code = _new_code()
         fields = dict(MATCH_TABLE, betting_seconds=betting_seconds or MATCH_TABLE["betting_seconds"])
-        table = Table.objects.create(name=f"Match table {secrets.token_hex(8)}", currency="M", **fields)
+        table = table_create(table=Table(name=f"Match table {secrets.token_hex(8)}", currency="M", **fields),
+                             actor=creator, source=changes.MATCH)
         match = Match.objects.create(table=table, code=code, scoring=scoring, rounds_total=rounds_total, created_by=creator)
         name = table_name(match.pk)
         if Table.objects.filter(name=name).exists():  # a studio table took that name: keep the unique one
             name = table.name
-        Table.objects.filter(pk=table.pk).update(currency=match.currency, name=name)
+        table_update(table_id=table.pk, changes={"currency": match.currency, "name": name}, actor=creator, source=changes.MATCH)
         if has_role(creator, PLAYER):
             MatchPlayer.objects.create(match=match, user=creator)
         return match
@@ -120,7 +121,7 @@ def match_start(*, match_id: int, actor) -> Match:
         for p in players:
             chips_issue(user=p.user, amount=START_CHIPS, currency=match.currency, memo=f"match {match.code} chips")
         Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING, started_at=timezone.now())
-        Table.objects.filter(pk=match.table_id).update(virtual_dealer=True)
+        table_update(table_id=match.table_id, changes={"virtual_dealer": True}, actor=actor, source=changes.MATCH)
         stream.table_event(match.table_id, None, events.MatchStarted(match=match.pk, scoring=match.scoring,
                            rounds=match.rounds_total, players=[p.user.username for p in players], chips=str(START_CHIPS)))
         match.refresh_from_db()
@@ -283,5 +284,5 @@ def _finish(match: Match, standings: list[dict], *, early: bool) -> None:
     result = {"ranking": standings, "winners": [] if draw else winners, "shared": len(winners) > 1 and not draw,
               "draw": draw, "early": early}
     Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED, finished_at=timezone.now(), result=result)
-    Table.objects.filter(pk=match.table_id).update(virtual_dealer=False)
+    table_update(table_id=match.table_id, changes={"virtual_dealer": False}, actor=None, source=changes.MATCH)
     stream.table_event(match.table_id, None, events.MatchFinished(match=match.pk, **result))

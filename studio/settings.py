@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "channels",
     "axes",
     "csp",
+    "audit",
     "accounts",
     "tables",
     "bets",

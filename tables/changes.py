@@ -7,10 +7,14 @@ Values are stored as text, the way the API writes them: decimals as stored, a li
 sorted order, booleans `true`/`false`, a dealer by username ("" for nobody)."""
 from __future__ import annotations
 
+from django.utils import timezone
+
+from audit import chain
+
 from .models import Table, TableChange
 
-API, ADMIN, COMMAND = "api", "admin", "command"
-SOURCES = (API, ADMIN, COMMAND)
+API, ADMIN, COMMAND, MATCH = "api", "admin", "command", "match"  # MATCH: a friends' match sets up and drives its table
+SOURCES = (API, ADMIN, COMMAND, MATCH)
 # What the log follows: every column a person sets (not the stream's counter or the creation time).
 LOGGED_FIELDS = tuple(f.name for f in Table._meta.concrete_fields if f.name not in ("id", "stream_seq", "created_at"))
 DEALER = "dealer"  # the field of a change of the dealer on shift (tables.shifts)
@@ -33,13 +37,18 @@ def same(old, new) -> bool:
     return old == new
 
 
-def actor_name(actor) -> str:
-    return actor.get_username() if actor is not None else "studio command"
+def actor_name(actor, source: str = COMMAND) -> str:
+    if actor is not None:
+        return actor.get_username()
+    return "the match" if source == MATCH else "studio command"
 
 
 def change_record(*, table_id: int, actor, source: str, field: str, old, new) -> TableChange:
-    """Append one row to the change log (the caller holds the table's row lock)."""
+    """Append one row to the change log, a record of the table's audit chain (audit.chain: numbered
+    and hashed before its INSERT; the caller holds the table's row lock, the head is locked after it)."""
     assert source in SOURCES, source
-    return TableChange.objects.create(table_id=table_id, actor=actor if getattr(actor, "pk", None) else None,
-                                      actor_name=actor_name(actor), source=source, field=field,
-                                      old=as_text(old), new=as_text(new))
+    record = TableChange(table_id=table_id, at=timezone.now(), actor=actor if getattr(actor, "pk", None) else None,
+                         actor_name=actor_name(actor, source), source=source, field=field, old=as_text(old), new=as_text(new))
+    chain.seal(record, key=chain.table_key(table_id))
+    record.save(force_insert=True)
+    return record

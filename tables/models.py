@@ -6,8 +6,10 @@ from django.conf import settings as django_settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 import engine
+from audit.models import ChainedRecord
 from studio.appendonly import AppendOnlyModel
 from studio.money import MoneyField
 from studio.validators import refuse_control_characters
@@ -118,17 +120,22 @@ class Table(models.Model):
             raise ValidationError({getattr(exc, "field", "side_bets"): str(exc)}) from None
 
 
-class TableChange(AppendOnlyModel):
+class TableChange(AppendOnlyModel, ChainedRecord):
     """The change log of a table: who changed which of its settings, limits, state, driver or dealer
-    on shift, when, from what to what. Written only by tables.services (table_save for the API and
-    the admin, tables.shifts for the dealer); never updated or deleted (studio.appendonly). Values
-    are text: decimals as written, lists comma-joined, a dealer by username."""
+    on shift, when, from what to what. Written only by tables.changes.change_record (for
+    tables.services and tables.shifts); never updated or deleted (studio.appendonly). Values are
+    text: decimals as written, lists comma-joined, a dealer by username. A record of its table's
+    audit chain (audit.chain): hashed over every column but the actor's id, which deleting that
+    user sets to null (the actor's name stays, and is hashed)."""
 
-    at = models.DateTimeField(auto_now_add=True)
+    CHAINED_KIND = "table_change"
+    CHAINED_COLUMNS = ("table_id", "at", "actor_name", "source", "field", "old", "new")
+
+    at = models.DateTimeField(default=timezone.now)
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="changes")
     actor = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     actor_name = models.CharField(max_length=150)  # kept if the actor's user is deleted
-    source = models.CharField(max_length=16)  # api, admin, command
+    source = models.CharField(max_length=16)  # api, admin, command, match (tables.changes.SOURCES)
     field = models.CharField(max_length=32)  # a Table field's name, "created", or "dealer"
     old = models.TextField(blank=True)
     new = models.TextField(blank=True)
@@ -137,6 +144,7 @@ class TableChange(AppendOnlyModel):
         ordering = ["-id"]
         indexes = [models.Index(fields=["table", "-id"], name="tablechange_table_idx"),
                    models.Index(fields=["field", "-id"], name="tablechange_field_idx")]
+        constraints = [models.UniqueConstraint(fields=["table", "chain_seq"], name="tablechange_chain_seq_unique")]
 
     def __str__(self):
         return f"{self.at:%Y-%m-%d %H:%M:%S} {self.actor_name} {self.field} of table {self.table_id}: {self.old!r} -> {self.new!r}"
@@ -254,19 +262,28 @@ class DealtCard(models.Model):
         ]
 
 
-class RoundEvent(models.Model):
-    """Append-only audit: every change to a round, who made it, from which status."""
+class RoundEvent(AppendOnlyModel, ChainedRecord):
+    """Every change to a round, who made it, from which status to which, and what it was (`data`):
+    opened, betting_closed, card, finished, paused, incident, incident_note, incident_resolved,
+    resumed, corrected, settled, resettled, voided. Written only by tables.transitions.audit; never
+    updated or deleted (studio.appendonly). A record of its table's audit chain (`chain`, the key
+    `table:<id>`; audit.chain), hashed over every column."""
+
+    CHAINED_KIND = "round_event"
+    CHAINED_COLUMNS = ("round_id", "at", "actor_id", "action", "from_status", "to_status", "data")
 
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="events")
-    at = models.DateTimeField(auto_now_add=True)
+    at = models.DateTimeField(default=timezone.now)
     actor = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+")
     action = models.CharField(max_length=32)
     from_status = models.CharField(max_length=10, blank=True, default="")
     to_status = models.CharField(max_length=10, blank=True, default="")
     data = models.JSONField(default=dict, blank=True)
+    chain = models.CharField(max_length=40, null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["chain", "chain_seq"], name="roundevent_chain_seq_unique")]
 
 
 class Incident(models.Model):

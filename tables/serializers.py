@@ -60,7 +60,7 @@ class ChangeSerializer(serializers.Serializer):
     id = serializers.IntegerField(help_text="The row's id within its kind.")
     at = serializers.DateTimeField()
     actor = serializers.CharField(help_text="Who made the change (a username, or the command that did).")
-    source = serializers.CharField(help_text="api, admin or command.")
+    source = serializers.CharField(help_text="api, admin, command, or match (a friends' match setting up and driving its table).")
     table = serializers.IntegerField(allow_null=True, help_text="The table (kind table), else null.")
     subject = serializers.CharField(help_text="The table's name, or the user (or group) whose access changed.")
     field = serializers.CharField(help_text="What changed: a table's field (state, min_bet...), dealer, created; or a user's.")

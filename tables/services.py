@@ -7,6 +7,7 @@ from datetime import timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from audit.chain import plain
 from engine import Deal, DealFinished, DuplicateCard, InvalidCard, Outcome, parse_card, winning_spots
 from studio import metrics
 from studio.errors import ApplicationError, WrongMoment, invalid
@@ -76,7 +77,8 @@ def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = Non
             opened_at=now, closes_at=now + timedelta(seconds=table.betting_seconds), dealer=dealer, shift=shift,
             **(fairness or {}),
         )
-        audit(round_id=rnd.pk, actor=dealer, action="opened", to=S.BETTING, data={"joker": joker, "settings": rnd.settings})
+        audit(round_id=rnd.pk, actor=dealer, action="opened", to=S.BETTING, data={"joker": joker, "settings": rnd.settings},
+              table_id=table.pk)
         hooks.betting_opened.send(sender=Round, rnd=rnd)
         stream.table_event(table.pk, rnd.pk, events.RoundOpened(
             joker=joker, first_side=first_side, closes_at=rnd.closes_at.isoformat(), betting_seconds=table.betting_seconds,
@@ -116,7 +118,7 @@ def _close(rnd: Round, *, actor, reason: str, strict: bool) -> bool:
     now = timezone.now()
     closed_at = min(now, rnd.closes_at)
     if not transition(round_id=rnd.pk, frm=S.BETTING, to=S.DEALING, actor=actor, action="betting_closed",
-                      data={"reason": reason}, closed_at=closed_at):
+                      data={"reason": reason}, table_id=rnd.table_id, closed_at=closed_at):
         if strict:
             rnd.refresh_from_db()
             _refuse_not_open(rnd, "close betting")
@@ -171,8 +173,10 @@ def _card_deal(*, round_id: int, card: str, actor, by: str) -> tuple[DealtCard, 
             raise WrongMoment(str(exc), code="deal_finished", extra={"card": card}) from None
         position = len(deal.cards)
         dealt = DealtCard.objects.create(round=rnd, position=position, side=side.value, card=card)
-        audit(round_id=rnd.pk, actor=actor, action="card", frm=rnd.status, to=rnd.status,
-              data={"position": position, "side": side.value, "card": card})
+        # The event records the card's time too (the record's, to the microsecond): verify_audit
+        # checks the row against it.
+        audit(round_id=rnd.pk, actor=actor, action="card", frm=rnd.status, to=rnd.status, table_id=rnd.table_id,
+              at=dealt.dealt_at, data={"position": position, "side": side.value, "card": card, "dealt_at": plain(dealt.dealt_at)})
         stream.table_event(rnd.table_id, rnd.pk, events.CardDealt(
             position=position, side=side.value, card=card, next_side=deal.next_side.value if deal.next_side is not None else None,
             dealt_at=utc_ms(dealt.dealt_at)))
@@ -191,7 +195,7 @@ def round_finish(*, rnd: Round, outcome: Outcome, actor) -> None:
     winner, cards_dealt, match = outcome.winner.value, outcome.cards_dealt, str(outcome.match_card)
     now = timezone.now()
     transition_or_refuse(round_id=rnd.pk, frm=S.DEALING, to=S.FINISHED, actor=actor, action="finished",
-                         data={"winner": winner, "cards_dealt": cards_dealt, "match": match},
+                         data={"winner": winner, "cards_dealt": cards_dealt, "match": match}, table_id=rnd.table_id,
                          winner=winner, cards_dealt=cards_dealt, finished_at=now)
     rnd.status, rnd.winner, rnd.cards_dealt, rnd.finished_at = S.FINISHED, winner, cards_dealt, now
     stream.table_event(rnd.table_id, rnd.pk, events.RoundFinished(winner=winner, cards_dealt=cards_dealt, match=match,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ["engine", "studio", "accounts", "tables", "bets", "incidents", "matches", "virtual", "integrity", "reports", "web"]
+PACKAGES = ["engine", "studio", "audit", "accounts", "tables", "bets", "incidents", "matches", "virtual", "integrity", "reports", "web"]
 
 
 def test_the_import_contracts_are_kept():

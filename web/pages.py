@@ -1,4 +1,8 @@
 """The server-rendered pages. They hold no rules: the browser talks to the same API as anyone."""
+import json
+from datetime import datetime
+from decimal import Decimal
+
 from django.contrib.auth.decorators import login_required
 from django.db import connection
 from django.http import Http404, HttpResponseForbidden, JsonResponse
@@ -8,16 +12,22 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
 from accounts.tokens import page_token
-from bets.history import my_rounds_detail, round_spot_totals
+from bets.history import my_rounds_detail
 from bets.models import Bet
+from integrity.record import record_check, round_record
+from integrity.serializers import RoundRecordSerializer
 from matches.services import START_CHIPS, match_join
 from studio.errors import ApplicationError, NotFound
 from studio.roles import DEALER, PLAYER, SUPERVISOR, has_role, roles_of
+from studio.times import utc_ms
 from tables.access import match_or_404, round_or_404, visible_tables
-from tables.models import Round, RoundEvent
+from tables.models import Round
 from tables.selectors import round_detail
 
-from .rules import BET_STATUS_NAMES, side_name, spot_name, table_rules
+from .rules import (
+    BET_STATUS_NAMES, CORRECTION_NAMES, EVENT_NAMES, INCIDENT_KIND_NAMES, INCIDENT_STATUS_NAMES, settings_rules, side_name, spot_name,
+    table_rules,
+)
 
 STARTED = timezone.now()  # the words of /jsi18n/ change only with a new release, hence a new process
 
@@ -72,12 +82,33 @@ def rules(request, pk):
     return render(request, "rules.html", {"table": table, **table_rules(table)})
 
 
+def _chain_rows(chain: dict) -> list[dict]:
+    """The record's chain as the page lists it, in seq order: the round's events (named, with their
+    form); the other records' bare links, a run of several as one line (`last`, `count`: the page
+    stays light when a round was voided long after its deal; the check reads every link); and a
+    line for each gap the record does not list."""
+    rows = [{**e, "own": True, "name": EVENT_NAMES.get(e["action"], e["action"])} for e in chain["events"]]
+    rows += [{"seq": gap["after"] + 0.5, "gap": True, "count": gap["before"] - gap["after"] - 1} for gap in chain["gaps"]]
+    rows.sort(key=lambda row: row["seq"])
+    links = sorted(chain["links"], key=lambda link: link["seq"])
+    runs: list[list[dict]] = []
+    for link in links:
+        if runs and runs[-1][-1]["seq"] + 1 == link["seq"]:
+            runs[-1].append(link)
+        else:
+            runs.append([link])
+    rows += [{**run[0], "own": False, "last": run[-1]["seq"], "count": len(run)} for run in runs]
+    return sorted(rows, key=lambda row: row["seq"])
+
+
 @never_cache
 @login_required
 def round_page(request, pk):
-    """One round: its deal and result, and the reader's own bets in it. A player sees only the rounds
-    they bet on (404 otherwise, as for a round that does not exist); a supervisor sees every round,
-    with the bets of all players added up per spot and the round's audit trail."""
+    """One round: its deal and result, its record (integrity.record: the settings it opened with, its
+    dealer and shift, each card with its time, its incidents and corrections, its audit chain with
+    the "verified" mark the offline script gives it) and the reader's own bets in it. A player sees
+    only the rounds they bet on (404 otherwise, as for a round that does not exist); a supervisor
+    sees every round, with the bets of all players added up per spot and the round's totals."""
     try:
         rnd = round_or_404(round_id=pk, user=request.user)
     except NotFound as exc:
@@ -88,12 +119,21 @@ def round_page(request, pk):
         raise Http404("No such round.")
     rnd = Round.objects.select_related("table", "dealer").get(pk=rnd.pk)
     detail = round_detail(rnd)
-    events = list(RoundEvent.objects.filter(round=rnd).select_related("actor").order_by("id"))
-    void_reason = next((e.data.get("reason", "") for e in reversed(events) if e.to_status == Round.Status.VOIDED), "")
+    # The record as GET /api/rounds/{id}/record/ answers it, checked by the offline script's own code.
+    record = json.loads(json.dumps(RoundRecordSerializer(round_record(rnd)).data))
+    problems = record_check(record)
+    void_reason = (record["void"] or {}).get("reason", "")
     mine = my_rounds_detail(request.user, [rnd])[0] if bet_on else None
-    spots = [s["spot"] for s in detail["spots"]]
     context = {
-        "round": detail, "table": rnd.table, "void_reason": void_reason,
+        "round": detail, "table": rnd.table, "void_reason": void_reason, "settled_at": rnd.settled_at,
+        "record": record, "verified": not problems, "problems": problems, "chain": _chain_rows(record["chain"]),
+        "rules": settings_rules(record["settings"]),
+        "timed_cards": [{**c, "side_name": side_name(c["side"])} for c in record["cards"]],
+        "incidents": [{**i, "kind_name": INCIDENT_KIND_NAMES.get(i["kind"], i["kind"]),
+                       "status_name": INCIDENT_STATUS_NAMES.get(i["status"], i["status"]),
+                       "notes": [{**n, "at": utc_ms(datetime.fromisoformat(n["at"]))} for n in i["notes"]]}
+                      for i in record["incidents"]],
+        "corrections": [{**c, "name": CORRECTION_NAMES.get(c["action"], c["action"])} for c in record["corrections"]],
         "winner_name": side_name(detail["winner"]), "first_side_name": side_name(detail["first_side"]),
         "cards": [{**c, "side_name": side_name(c["side"]), "match": detail["winner"] and c["position"] == detail["cards_dealt"]}
                   for c in detail["cards"]],
@@ -107,8 +147,8 @@ def round_page(request, pk):
         context["proof"] = {"commitment": fairness["commitment"], "salt": fairness["salt"], "pack": fairness["pack"],
                             "joker": detail["joker"], "cards": [c["card"] for c in detail["cards"]]}
     if supervisor:
-        context["spot_totals"] = [{**row, "name": spot_name(row["spot"])} for row in round_spot_totals(rnd, spots)]
-        context["events"] = events
+        context["spot_totals"] = [{**row, "staked": Decimal(row["staked"]), "paid": Decimal(row["paid"]), "name": spot_name(row["spot"])}
+                                  for row in record["spots"]]
     return render(request, "round.html", context)
 
 

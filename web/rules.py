@@ -12,7 +12,7 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from engine import Deal, Mode, TableConfig, bet_result, odds, percent4
+from engine import CONFIG_KEYS, Deal, Mode, TableConfig, bet_result, odds, percent4
 from engine.config import decimal_text
 from engine.spots import COUNT_BOXES, FIRST_THREE_ODDS, Spot
 
@@ -39,6 +39,21 @@ BET_STATUS_NAMES = {
     "refunded": pgettext_lazy("bet status", "refunded"),
 }
 PAYTABLE_NAMES = {"live": _("live studio"), "play": _("play chips")}
+INCIDENT_KIND_NAMES = {
+    "misread": _("Misread card"), "wrong_side": _("Card dealt to the wrong side"),
+    "procedure": _("Procedure (card knocked over, dealer error)"), "equipment": _("Equipment (shoe, scanner)"),
+    "stream": _("Stream outage"), "settlement": _("Settlement (result paid wrongly)"), "other": _("Other"),
+}
+INCIDENT_STATUS_NAMES = {"open": pgettext_lazy("incident status", "open"), "resolved": pgettext_lazy("incident status", "resolved"),
+                         "voided": pgettext_lazy("incident status", "closed by the void")}
+# A round's events, as its audit chain lists them (tables.models.RoundEvent's actions).
+EVENT_NAMES = {
+    "opened": _("Round opened"), "betting_closed": _("Betting closed"), "card": _("Card dealt"), "finished": _("Round finished"),
+    "paused": _("Round paused"), "incident": _("Incident raised"), "incident_note": _("Incident note"),
+    "incident_resolved": _("Incident resolved"), "resumed": _("Round resumed"), "corrected": _("Cards corrected"),
+    "settled": _("Round settled"), "resettled": _("Round settled again"), "voided": _("Round voided"),
+}
+CORRECTION_NAMES = {"replace": _("card replaced"), "remove_last": _("last card removed")}
 
 
 def spot_name(spot: str) -> str:
@@ -127,8 +142,13 @@ def main_bets_text(config: TableConfig) -> str:
 
 def table_rules(table) -> dict:
     """Everything the rules page shows about one table, as it is configured now."""
-    config = table.engine_config()
-    settings = table.snapshot()
+    return {**settings_rules(table.snapshot()), "examples": worked_examples()}
+
+
+def settings_rules(settings: dict) -> dict:
+    """A table's settings as the pages say them: a table's snapshot as it is now, or the settings a
+    round opened with (Round.settings)."""
+    config = TableConfig.from_dict({key: settings[key] for key in CONFIG_KEYS})
     rows = bet_rows(config)
     return {
         "config": config,
@@ -143,7 +163,6 @@ def table_rules(table) -> dict:
         "paytable": str(PAYTABLE_NAMES[config.card_count_paytable.value]),
         "bets": [row for row in rows if not row.is_count],
         "boxes": [row for row in rows if row.is_count],
-        "examples": worked_examples(),
     }
 
 

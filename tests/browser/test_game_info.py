@@ -31,7 +31,6 @@ from .conftest import artifacts_dir
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
-PORTS = range(8103, 8110)
 # Worked example 2 of RULES.md: joker K♠; Andar A♣ 8♦ J♥ K♦, Bahar Q♠ 7♣ 2♥: Andar wins on card 7.
 JOKER = "KS"
 DEAL = ["AC", "QS", "8D", "7C", "JH", "2H", "KD"]
@@ -57,7 +56,7 @@ def _fast_passwords():
 @pytest.fixture(scope="module")
 def studio_url(django_db_setup, request):
     folder = Path(request.config.rootpath) / "test-artifacts" / "test_game_info-server"
-    with studio_server(ports=PORTS, log_dir=folder, name="gameinfo") as url:
+    with studio_server(log_dir=folder, name="gameinfo") as url:
         yield url
 
 
@@ -219,6 +218,8 @@ def test_my_history_after_a_settled_and_a_voided_round_and_the_round_page(
     expect(page.get_by_test_id("round-result")).to_have_text("Andar wins on card 7.")
     assert page.get_by_test_id("round-cards").locator(".card").evaluate_all("els => els.map(e => e.dataset.card)") == DEAL
     expect(page.get_by_test_id("my-bets")).to_contain_text("Card count 6-10")
+    expect(page.get_by_test_id("verified")).to_have_attribute("data-ok", "true")  # her round's record checks out
+    expect(page.get_by_test_id("card-times").locator("tbody tr")).to_have_count(len(DEAL))
     accessible(page, "the round page")
     shot(page, "round-page")
     page.goto(f"{studio_url}/rounds/{voided}/")
@@ -227,10 +228,78 @@ def test_my_history_after_a_settled_and_a_voided_round_and_the_round_page(
     assert page.js_errors == []
 
 
+def test_a_corrected_rounds_record_on_its_page_for_a_supervisor_and_for_the_player(
+    studio_url, page, phone_page, table, dealer, supervisor, alice, accessible, shot,
+):
+    """The round page renders the round's record: the settings it opened with, dealer and shift,
+    each card's time, the incident with its notes, the correction and its re-settlement, every bet
+    per spot, and the audit chain verified on the server by the offline script's own check."""
+    staff, boss, player = Api(studio_url, dealer), Api(studio_url, supervisor), Api(studio_url, alice)
+    won = deal_round(staff, table.pk, bets=[(player, "andar", "50"), (player, "count_6_10", "25")])
+    wait_for(lambda: settled(won))
+    # Between the deal and its correction, the table's change log moves on: a bare link in the record.
+    boss("PATCH", f"tables/{table.pk}/", json={"max_bet": "800"})
+    incident = boss("POST", f"rounds/{won}/incidents/", json={"kind": "misread", "notes": "card 3 looked like a 9D"})
+    boss("POST", f"incidents/{incident['id']}/notes/", json={"text": "camera 2 shows the 9D"})
+    boss("POST", f"rounds/{won}/corrections/replace/", json={"position": 3, "card": "9D"})
+    boss("POST", f"incidents/{incident['id']}/resume/", json={"resolution": "corrected from camera 2"})
+    record = boss("GET", f"rounds/{won}/record/")
+    assert record["settlement"]["version"] == 2 and [c["card"] for c in record["cards"]][2] == "9D"
+
+    log_in(page, studio_url, "supervisor", "pw-supervisor", then=f"/rounds/{won}/")
+    expect(page).to_have_url(f"{studio_url}/rounds/{won}/")
+    expect(page.get_by_test_id("verified")).to_have_attribute("data-ok", "true")
+    expect(page.get_by_test_id("verified")).to_contain_text("Verified")
+    expect(page.get_by_test_id("round-dealer")).to_have_text("dealer")
+    expect(page.get_by_test_id("round-shift")).to_contain_text(f"Shift {record['shift']['id']}, from ")
+    times = page.get_by_test_id("card-times").locator("tbody tr")
+    expect(times).to_have_count(len(DEAL))
+    expect(times.nth(2)).to_contain_text(record["cards"][2]["dealt_at"])  # UTC, to the millisecond
+    expect(times.nth(2).locator(".card-text")).to_have_attribute("data-card", "9D")
+    expect(page.get_by_test_id("settings")).to_contain_text("from 10 to 500 CHIPS")  # the settings it opened with, not 800
+    incidents = page.get_by_test_id("incidents")
+    expect(incidents).to_contain_text("Misread card")
+    expect(incidents.locator(".notes li")).to_have_count(2)
+    expect(incidents).to_contain_text("camera 2 shows the 9D")
+    expect(incidents).to_contain_text("corrected from camera 2")
+    expect(page.get_by_test_id("corrections").locator("tbody tr")).to_have_count(1)
+    expect(page.get_by_test_id("spot-totals")).to_contain_text("Card count 6-10")
+    expect(page.get_by_test_id("settlement")).to_contain_text("Settlement version 2.")
+    chain = page.get_by_test_id("audit")
+    expect(chain.locator("tr.own")).to_have_count(len(record["chain"]["events"]))
+    expect(chain.locator("tr.other")).to_have_count(1)
+    expect(chain.locator('tr.own[data-action="resettled"]')).to_have_count(1)
+    chain.locator('tr.own[data-action="corrected"] summary').click()  # a form, opened with the keyboard's and the mouse's same control
+    expect(chain.locator('tr.own[data-action="corrected"] code.form')).to_contain_text('"after":"9D"')
+    expect(page.get_by_test_id("record-download")).to_have_attribute("href", f"/api/rounds/{won}/record/")
+    accessible(page, "a corrected round's record, for a supervisor")
+    shot(page, "round-record-supervisor")
+    page.get_by_test_id("incidents").scroll_into_view_if_needed()
+    shot(page, "round-record-supervisor-incidents", full_page=False)
+    chain.locator('tr.own[data-action="resettled"]').scroll_into_view_if_needed()
+    shot(page, "round-record-supervisor-chain", full_page=False)
+
+    log_in(phone_page, studio_url, "alice", "pw-alice", then=f"/rounds/{won}/")
+    expect(phone_page).to_have_url(f"{studio_url}/rounds/{won}/")
+    expect(phone_page.get_by_test_id("verified")).to_have_attribute("data-ok", "true")
+    expect(phone_page.get_by_test_id("my-bets")).to_contain_text("Card count 6-10")
+    expect(phone_page.get_by_test_id("card-times").locator("tbody tr")).to_have_count(len(DEAL))
+    expect(phone_page.get_by_test_id("spot-totals")).to_have_count(0)  # the all-players figures are the supervisors'
+    assert phone_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")  # only the chain's table scrolls
+    shot(phone_page, "round-record-player-phone")
+    phone_page.get_by_test_id("card-times").scroll_into_view_if_needed()
+    shot(phone_page, "round-record-player-phone-cards", full_page=False)
+    accessible(phone_page, "a corrected round's record, for the player, on a phone")
+    phone_page.get_by_test_id("audit").scroll_into_view_if_needed()
+    shot(phone_page, "round-record-player-phone-chain", full_page=False)
+    assert page.js_errors == [] and phone_page.js_errors == []
+    assert page.csp_violations == [] and phone_page.csp_violations == []
+
+
 @pytest.fixture
 def virtual_url(transactional_db, request):
     """A server of its own with the virtual dealer running inside it."""
-    with studio_server(ports=PORTS, log_dir=artifacts_dir(request), name="gameinfo-virtual", VIRTUAL_DEALER_THREAD="1") as url:
+    with studio_server(log_dir=artifacts_dir(request), name="gameinfo-virtual", VIRTUAL_DEALER_THREAD="1") as url:
         yield url
 
 

@@ -249,13 +249,15 @@ def test_the_audit_trail_records_pause_incident_correction_resume_and_void(deale
 
     trail = dealer_api.get(f"/api/rounds/{rnd}/audit/").json()
     rows = [(e["action"], e["from_status"], e["to_status"], e["actor"]) for e in trail]
-    assert rows[-8:] == [
+    assert rows[-10:] == [
         ("paused", "dealing", "paused", "dealer"),
         ("incident", "paused", "paused", "dealer"),
+        ("incident_note", "paused", "paused", "dealer"),
         ("corrected", "paused", "paused", "supervisor"),
         ("resumed", "paused", "dealing", "supervisor"),
         ("paused", "dealing", "paused", "dealer"),
         ("incident", "paused", "paused", "dealer"),
+        ("incident_note", "paused", "paused", "dealer"),
         ("corrected", "paused", "paused", "supervisor"),
         ("voided", "paused", "voided", "supervisor"),
     ]
@@ -266,6 +268,9 @@ def test_the_audit_trail_records_pause_incident_correction_resume_and_void(deale
     ]
     incident_rows = [e["data"] for e in trail if e["action"] == "incident"]
     assert incident_rows[0] == {"incident": first["id"], "kind": "misread", "notes": "card 2 was a 5D"}
+    notes = [e["data"] for e in trail if e["action"] == "incident_note"]  # each note as the incident row holds it
+    assert [(n["incident"], n["note"]["by"], n["note"]["text"]) for n in notes] == [
+        (first["id"], "dealer", "card 2 was a 5D"), (second["id"], "dealer", "double scan")]
     voided = next(e["data"] for e in trail if e["action"] == "voided")
     assert voided["incident"] == second["id"] and voided["reason"] == "shoe dropped"
     assert (voided["bets"], Decimal(voided["refunded"])) == (0, Decimal(0))

@@ -14,7 +14,7 @@ from django.db import connections
 from bets.models import Account, Bet, LedgerEntry
 from tables import services
 from virtual import dealer as virtual
-from tables.models import Match, Round, Table
+from tables.models import Match, Round, Table, TableChange
 from tables.stream import table_group
 from tests.conftest import client_for, make_user
 
@@ -216,6 +216,11 @@ def test_most_chips_wins_a_ten_round_chips_match_and_its_chips_never_leak(alice_
     assert sorted(LedgerEntry.objects.filter(account__currency="CHIPS").values_list("id", "amount")) == chips_entries
     for client in (alice_api, bob_api):
         assert client.get("/api/me/").json()["balance"] == "1000.00"
+    # What the match did to its table is in the change log, like any other table's change.
+    log = list(TableChange.objects.filter(table_id=play.table_id).order_by("id").values_list("field", "old", "new", "source", "actor_name"))
+    assert log == [("created", "", log[0][2], "match", "alice"), ("name", log[0][2], f"Match {play.match.pk}", "match", "alice"),
+                   ("currency", "M", play.match.currency, "match", "alice"), ("virtual_dealer", "false", "true", "match", "alice"),
+                   ("virtual_dealer", "true", "false", "match", "the match")]
 
 
 @whole_match

@@ -317,8 +317,12 @@ def test_audit_lists_every_change_in_order_with_its_actor(dealer_api, supervisor
         ("dealing", "finished"), ("finished", "settled"),
     ]
     assert events[0]["data"]["joker"] == "KS"
+    dealt_at = [e["data"].pop("dealt_at") for e in events[2:4]]
     assert [e["data"] for e in events[2:4]] == [
         {"position": 1, "side": A, "card": "2C"}, {"position": 2, "side": B, "card": "KD"},
     ]
+    # Each card's event records its time, to the microsecond (the round's cards: to the millisecond).
+    cards = dealer_api.get(f"/api/rounds/{rnd}/").json()["cards"]
+    assert [at[:23] + "Z" for at in dealt_at] == [c["dealt_at"] for c in cards]
     assert events[4]["data"]["winner"] == B
     assert [e["at"] for e in events] == sorted(e["at"] for e in events)

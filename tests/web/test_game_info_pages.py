@@ -3,16 +3,18 @@ they say what the engine pays (RULES.md's worked examples)."""
 from decimal import Decimal
 
 import pytest
+from django.db import connection
 from django.template.loader import render_to_string
 from django.test import Client
 
 from bets.services import bet_place
 from incidents.services import incident_raise, incident_void
 from tables.models import Match, MatchPlayer, Round
-from tables.services import card_deal, round_close_betting, round_open
+from tables.services import card_deal, round_close_betting, round_open, table_update
 from virtual.dealer import tick
 from web.rules import table_rules, worked_examples
 
+from tests.audit.world import build
 from tests.web.test_page_policy import EXTERNAL, HANDLER, INLINE_SCRIPT
 
 pytestmark = pytest.mark.django_db
@@ -177,3 +179,52 @@ def test_the_pages_have_no_inline_script_and_the_player_page_mounts_the_extras(m
     play = client_of(alice).get(f"/play/tables/{table.pk}/").content.decode()
     assert 'id="play-extras"' in play
     assert 'id="round-proof"' in client_of(alice).get(f"/rounds/{rnd.pk}/").content.decode()
+
+
+# --- the round's record on its page -----------------------------------------------------------------
+
+def test_the_round_page_renders_the_record_with_its_verified_mark(dealer, supervisor, alice, bob):
+    world = build(dealer=dealer, supervisor=supervisor, alice=alice, bob=bob)
+    text = client_of(supervisor).get(f"/rounds/{world.settled.pk}/").content.decode()
+    assert 'data-testid="verified" data-ok="true"' in text
+    assert 'data-testid="round-dealer">dealer<' in text and f"Shift {world.settled.shift_id}, from " in text
+    times = text.split('data-testid="card-times"')[1].split("</table>")[0]
+    assert times.count("<tr>") == 8 and 'data-card="9D"' in times  # a header and seven cards, the corrected one included
+    assert "Z</time>" in times
+    incidents = text.split('data-testid="incidents"')[1]
+    assert "Misread card" in incidents and "checked on camera 2" in incidents and "corrected from the camera" in incidents
+    assert 'data-testid="corrections"' in incidents
+    assert "Settlement version 2." in text
+    chain = text.split('data-testid="audit"')[1].split("</table>")[0]
+    assert chain.count('class="own"') == 17 and chain.count('class="other"') == 1
+    assert 'data-action="resettled"' in chain and "Its form" in chain
+    assert f'href="/api/rounds/{world.settled.pk}/record/"' in text
+
+    # A player who bet reads the same record beside their own bets; the all-players figures stay the supervisors'.
+    mine = client_of(bob).get(f"/rounds/{world.settled.pk}/").content.decode()
+    assert 'data-testid="verified" data-ok="true"' in mine and 'data-testid="my-bets"' in mine
+    assert 'data-testid="card-times"' in mine and 'data-testid="spot-totals"' not in mine
+
+    voided = client_of(supervisor).get(f"/rounds/{world.voided.pk}/").content.decode()
+    assert 'data-testid="void">Voided by supervisor at ' in voided and "1 bet refunded, 20 in all." in voided
+
+
+def test_the_round_pages_mark_says_when_a_row_no_longer_agrees_with_the_chain(dealer, supervisor, alice, bob):
+    world = build(dealer=dealer, supervisor=supervisor, alice=alice, bob=bob)
+    with connection.cursor() as cur:
+        cur.execute("UPDATE tables_dealtcard SET card = 'JC' WHERE round_id = %s AND position = 5", [world.settled.pk])
+    text = client_of(supervisor).get(f"/rounds/{world.settled.pk}/").content.decode()
+    assert 'data-testid="verified" data-ok="false"' in text
+    assert "card 5: the record shows JC" in text
+
+
+def test_the_round_pages_chain_shows_a_run_of_other_records_as_one_line(table, dealer, supervisor, alice):
+    rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    bet_place(round_id=rnd.pk, player=alice, spot="andar", amount=Decimal("10"), idempotency_key="run-1")
+    for n in range(3):  # the table's change log moves on while the round takes bets
+        table_update(table_id=table.pk, changes={"shift_minutes": 40 + n}, actor=supervisor, source="api")
+    round_close_betting(round_id=rnd.pk, actor=dealer)
+    card_deal(round_id=rnd.pk, card="KD", actor=dealer)
+    chain = client_of(alice).get(f"/rounds/{rnd.pk}/").content.decode().split('data-testid="audit"')[1].split("</table>")[0]
+    assert chain.count('class="other"') == 1 and "3 other records of this table" in chain
+    assert chain.count('class="own"') == 4  # opened, betting closed, the card, finished

@@ -40,3 +40,12 @@ def card(code: str, pos=None, match=False, cls=""):
         '<div class="{}" data-card="{}" role="img" aria-label="{}"><span class="corner" aria-hidden="true">{}<i>{}</i></span>'
         '<span class="pip" aria-hidden="true">{}</span>{}</div>',
         classes, text, label, rank, SYMBOLS[suit], SYMBOLS[suit], position)
+
+
+@register.simple_tag
+def card_text(code: str):
+    """A card in a line of text: "K♠" seen, "King of spades" heard."""
+    text = str(parse_card(code))
+    rank, suit = text[:-1], text[-1]
+    return format_html('<span class="card-text" data-card="{}" aria-hidden="true">{}{}</span><span class="sr-only">{}</span>',
+                       text, rank, SYMBOLS[suit], card_name(code))
