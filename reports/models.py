@@ -2,8 +2,13 @@
 
 A row with `spot` "" holds the rounds as a whole (rounds, cards, times, incidents, voids, players)
 and every bet of them; a row per spot holds that spot's bets. The round's hour (the hour in UTC in
-which it opened), dealer and shift place every figure of the round, so a void or a re-settlement
-finds the row its settlement wrote. Written only by reports.rollup, in the transaction of the change.
+which it opened), dealer, shift and rules place every figure of the round, so a void or a
+re-settlement finds the row its settlement wrote. Written only by reports.rollup, in the
+transaction of the change.
+
+`rules` names the rules the round was played under (a Rules row): a spot's theoretical hold in a
+report is its exact return under the rules its stakes were bet under, however the table's settings
+changed since.
 """
 from django.conf import settings
 from django.db import models
@@ -16,11 +21,23 @@ WHOLE_ROUND = ""
 ROUND_FIGURES = ["rounds", "cards", "card_ms", "round_ms", "incidents", "voids", "player_rounds", "bets", "stakes", "payouts"]
 
 
+class Rules(models.Model):
+    """A set of rules rounds were played under: the engine's part of a round's settings snapshot
+    (engine.config.CONFIG_KEYS), once per distinct set, named by `key` (reports.rollup.rules_key)."""
+
+    key = models.CharField(max_length=16, unique=True, help_text="The first 16 hex digits of the SHA-256 of the rules' canonical JSON.")
+    config = models.JSONField()
+
+    class Meta:
+        verbose_name_plural = "rules"
+
+
 class Rollup(models.Model):
     table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+", db_index=False)
     hour = models.DateTimeField(help_text="The hour (UTC) in which the rounds opened.")
     dealer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+", db_index=False)
     shift_id = models.BigIntegerField(null=True)
+    rules = models.CharField(max_length=16, default="", help_text="The Rules key of the rounds' rules.")
     spot = models.CharField(max_length=16, blank=True, help_text='A bet type, or "" for the rounds as a whole.')
     rounds = models.IntegerField(default=0, help_text="Settled rounds (a voided one is in `voids` only).")
     cards = models.IntegerField(default=0, help_text="Cards dealt in them, the joker left out.")
@@ -36,7 +53,7 @@ class Rollup(models.Model):
     class Meta:
         constraints = [
             # The key of every upsert (reports.rollup): no dealer (the virtual dealer) or no shift is 0.
-            models.UniqueConstraint(F("table"), F("hour"), Coalesce(F("dealer"), 0), Coalesce(F("shift_id"), 0), F("spot"),
+            models.UniqueConstraint(F("table"), F("hour"), Coalesce(F("dealer"), 0), Coalesce(F("shift_id"), 0), F("rules"), F("spot"),
                                     name="rollup_key"),
         ]
         indexes = [
@@ -47,7 +64,7 @@ class Rollup(models.Model):
             models.Index(fields=["hour"], name="rollup_round_hour_idx", condition=Q(spot=""),
                          include=["table_id", "dealer_id", "shift_id", *ROUND_FIGURES]),
             models.Index(fields=["hour"], name="rollup_spot_hour_idx", condition=~Q(spot=""),
-                         include=["table_id", "dealer_id", "shift_id", "spot", "bets", "stakes", "payouts"]),
+                         include=["table_id", "dealer_id", "shift_id", "rules", "spot", "bets", "stakes", "payouts"]),
         ]
 
 
@@ -60,6 +77,7 @@ class RollupDay(models.Model):
     day = models.DateField()
     dealer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+", db_index=False)
     shift_id = models.BigIntegerField(null=True)
+    rules = models.CharField(max_length=16, default="")
     spot = models.CharField(max_length=16)
     bets = models.IntegerField(default=0)
     stakes = MoneyField(default=0)
@@ -67,8 +85,8 @@ class RollupDay(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(F("table"), F("day"), Coalesce(F("dealer"), 0), Coalesce(F("shift_id"), 0), F("spot"),
+            models.UniqueConstraint(F("table"), F("day"), Coalesce(F("dealer"), 0), Coalesce(F("shift_id"), 0), F("rules"), F("spot"),
                                     name="rollup_day_key"),
         ]
         indexes = [models.Index(fields=["day"], name="rollup_day_idx",
-                                include=["table_id", "dealer_id", "shift_id", "spot", "bets", "stakes", "payouts"])]
+                                include=["table_id", "dealer_id", "shift_id", "rules", "spot", "bets", "stakes", "payouts"])]

@@ -8,11 +8,14 @@ transaction of the change, through the hooks of tables.hooks.
   figures only;
 - a void counts one void, an incident one incident, on the round's row.
 
-A round's figures are placed by its table, the UTC hour it opened in, its dealer and its shift, all
-fixed when it opens: the reversal always meets the row the settlement wrote.
+A round's figures are placed by its table, the UTC hour it opened in, its dealer, its shift and its
+rules (the engine's part of its settings snapshot, named by `rules_key` and kept once in a Rules
+row), all fixed when it opens: the reversal always meets the row the settlement wrote.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
@@ -21,17 +24,18 @@ from django.db import connection
 from django.db.models import Max
 
 from bets.models import Bet
+from engine.config import CONFIG_KEYS
 from tables.models import DealtCard, Round
 
-from .models import ROUND_FIGURES, WHOLE_ROUND, Rollup, RollupDay
+from .models import ROUND_FIGURES, WHOLE_ROUND, Rollup, RollupDay, Rules
 
 ROLLUP = Rollup._meta.db_table
 BET = Bet._meta.db_table
 COUNTERS = ROUND_FIGURES
-KEY = "table_id, hour, COALESCE(dealer_id, 0), COALESCE(shift_id, 0), spot"  # the expressions of the rollup_key index
-_INSERT = f"INSERT INTO {ROLLUP} (table_id, hour, dealer_id, shift_id, spot, {', '.join(COUNTERS)}) "
+KEY = "table_id, hour, COALESCE(dealer_id, 0), COALESCE(shift_id, 0), rules, spot"  # the expressions of the rollup_key index
+_INSERT = f"INSERT INTO {ROLLUP} (table_id, hour, dealer_id, shift_id, rules, spot, {', '.join(COUNTERS)}) "
 _UPSERT = f" ON CONFLICT ({KEY}) DO UPDATE SET " + ", ".join(f"{c} = {ROLLUP}.{c} + excluded.{c}" for c in COUNTERS)
-_PLACE = "CAST(%(table)s AS BIGINT), %(hour)s, CAST(%(dealer)s AS BIGINT), CAST(%(shift)s AS BIGINT)"
+_PLACE = "CAST(%(table)s AS BIGINT), %(hour)s, CAST(%(dealer)s AS BIGINT), CAST(%(shift)s AS BIGINT), %(rules)s"
 _SETTLED = f"{BET} WHERE round_id = %(round)s AND status IN ('won', 'lost')"
 
 # The round as a whole and each spot it was bet on, from the round's settled bets, times `sign`.
@@ -47,14 +51,30 @@ SETTLEMENT = f"""WITH s AS (SELECT spot, COUNT(*) AS n, SUM(amount) AS staked, S
 
 # The same spots, on the round's day.
 DAY = RollupDay._meta.db_table
-DAY_SETTLEMENT = f"""INSERT INTO {DAY} (table_id, day, dealer_id, shift_id, spot, bets, stakes, payouts)
-SELECT CAST(%(table)s AS BIGINT), %(day)s, CAST(%(dealer)s AS BIGINT), CAST(%(shift)s AS BIGINT), spot,
+DAY_SETTLEMENT = f"""INSERT INTO {DAY} (table_id, day, dealer_id, shift_id, rules, spot, bets, stakes, payouts)
+SELECT CAST(%(table)s AS BIGINT), %(day)s, CAST(%(dealer)s AS BIGINT), CAST(%(shift)s AS BIGINT), %(rules)s, spot,
        %(sign)s * COUNT(*), %(sign)s * SUM(amount), %(sign)s * SUM(payout) FROM {_SETTLED} GROUP BY spot ORDER BY spot
-ON CONFLICT (table_id, day, COALESCE(dealer_id, 0), COALESCE(shift_id, 0), spot) DO UPDATE SET
+ON CONFLICT (table_id, day, COALESCE(dealer_id, 0), COALESCE(shift_id, 0), rules, spot) DO UPDATE SET
   bets = {DAY}.bets + excluded.bets, stakes = {DAY}.stakes + excluded.stakes, payouts = {DAY}.payouts + excluded.payouts"""
 
 # One figure of the round as a whole (a void, an incident).
 COUNT = f"{_INSERT}SELECT {_PLACE}, '', " + ", ".join(f"%({c})s" for c in COUNTERS) + f" WHERE 1 = 1{_UPSERT}"
+
+
+def rules_key(config: dict) -> str:
+    """The name of a set of rules (the engine's part of a round's settings): the first 16 hex
+    digits of the SHA-256 of its canonical JSON (sorted keys, no spaces)."""
+    text = json.dumps({k: config[k] for k in CONFIG_KEYS}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def round_rules(rnd: Round) -> str:
+    """The key of the rules the round was played under, its Rules row stored if it is new (one
+    INSERT ... ON CONFLICT DO NOTHING: a round's settlement costs the same whether its rules are new)."""
+    config = {k: rnd.settings[k] for k in CONFIG_KEYS}
+    key = rules_key(config)
+    Rules.objects.bulk_create([Rules(key=key, config=config)], ignore_conflicts=True)
+    return key
 
 
 def round_hour(rnd: Round) -> datetime:
@@ -68,7 +88,8 @@ def round_day(rnd: Round) -> date:
 
 def _place(rnd: Round) -> dict:
     return {"table": rnd.table_id, "hour": connection.ops.adapt_datetimefield_value(round_hour(rnd)),
-            "day": connection.ops.adapt_datefield_value(round_day(rnd)), "dealer": rnd.dealer_id, "shift": rnd.shift_id, "round": rnd.pk}
+            "day": connection.ops.adapt_datefield_value(round_day(rnd)), "dealer": rnd.dealer_id, "shift": rnd.shift_id,
+            "rules": round_rules(rnd), "round": rnd.pk}
 
 
 def _ms(start, end) -> int:
@@ -97,9 +118,9 @@ def rebuild_days() -> int:
     day, params = connection.ops.datetime_cast_date_sql("hour", (), settings.TIME_ZONE)
     with connection.cursor() as cur:
         cur.execute(f"DELETE FROM {DAY}")
-        cur.execute(f"INSERT INTO {DAY} (table_id, day, dealer_id, shift_id, spot, bets, stakes, payouts) "
-                    f"SELECT table_id, {day}, dealer_id, shift_id, spot, SUM(bets), SUM(stakes), SUM(payouts) FROM {ROLLUP} "
-                    f"WHERE spot <> '' GROUP BY 1, 2, 3, 4, 5", [*params])
+        cur.execute(f"INSERT INTO {DAY} (table_id, day, dealer_id, shift_id, rules, spot, bets, stakes, payouts) "
+                    f"SELECT table_id, {day}, dealer_id, shift_id, rules, spot, SUM(bets), SUM(stakes), SUM(payouts) FROM {ROLLUP} "
+                    f"WHERE spot <> '' GROUP BY 1, 2, 3, 4, 5, 6", [*params])
         cur.execute(f"SELECT COUNT(*) FROM {DAY}")
         return cur.fetchone()[0]
 
@@ -131,4 +152,5 @@ def on_incident_raised(sender, *, rnd: Round, **kwargs) -> None:
     rollup_count(rnd=rnd, incidents=1)
 
 
-__all__ = ["WHOLE_ROUND", "rebuild_days", "rollup_settlement", "rollup_count", "round_day", "round_figures", "round_hour"]
+__all__ = ["WHOLE_ROUND", "rebuild_days", "rollup_settlement", "rollup_count", "round_day", "round_figures", "round_hour",
+           "round_rules", "rules_key"]

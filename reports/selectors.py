@@ -1,12 +1,15 @@
 """The reports, read from the rollups only (never from the bets): two grouped statements over the
 period's rows, one for the rounds as a whole and one for the spots.
 
-The theoretical hold of a spot is 1 - its exact return to player (engine.odds) under the settings of
-each table it was bet at, weighted by the stakes there; the observed hold is (stakes - payouts) / stakes.
+The theoretical hold of a spot is 1 - its exact return to player (engine.odds) under the rules each
+stake was bet under (the rounds' settings snapshots, reports.models.Rules), weighted by those
+stakes; the observed hold is (stakes - payouts) / stakes.
 Days are the studio's TIME_ZONE days; an hour's row belongs to the day its hour starts in.
 """
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_UP, Decimal, localcontext
@@ -18,11 +21,11 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils.dateparse import parse_datetime
 
-from engine import EngineError, odds, percent4
+from engine import EngineError, TableConfig, odds, percent4
 from studio.money import from_minor
 from tables.models import Table
 
-from .models import ROUND_FIGURES, Rollup, RollupDay
+from .models import ROUND_FIGURES, Rollup, RollupDay, Rules
 
 GROUPS = ("table", "dealer", "shift", "day", "hour")
 ROLLUP = Rollup._meta.db_table
@@ -64,16 +67,22 @@ def _rtp_text(value: Fraction) -> str:
         return str(Decimal(value.numerator) / Decimal(value.denominator))
 
 
-def _theoretical(filters: Filters) -> list[tuple[int, str, str]]:
-    """(table, spot, return to player) of every spot each table offers under its settings now."""
-    tables = Table.objects.all() if filters.table is None else Table.objects.filter(pk=filters.table)
+@functools.lru_cache(maxsize=256)
+def _returns(config_json: str) -> tuple[tuple[str, str], ...]:
+    """(spot, return to player) of every spot a set of rules offers; () for rules the engine refuses."""
+    try:
+        config = TableConfig.from_dict(json.loads(config_json))
+    except EngineError:  # an edited row: no theoretical figure
+        return ()
+    return tuple((o.spot, _rtp_text(o.rtp)) for o in odds(config))
+
+
+def _theoretical() -> list[tuple[str, str, str]]:
+    """(rules, spot, return to player) of every spot of every set of rules rounds were played under
+    (a few rows: a table's rules change seldom; each set's odds are worked out once per process)."""
     rows = []
-    for table in tables:
-        try:
-            config = table.engine_config()
-        except EngineError:  # settings the engine refuses (an edited row): no theoretical figure
-            continue
-        rows += [(table.pk, o.spot, _rtp_text(o.rtp)) for o in odds(config)]
+    for key, config in Rules.objects.values_list("key", "config"):
+        rows += [(key, spot, rtp) for spot, rtp in _returns(json.dumps(config, sort_keys=True))]
     return rows
 
 
@@ -117,20 +126,20 @@ def _spot_source(group: str, filters: Filters) -> tuple[str, list]:
         if filters.dealer is not None:
             where, params = where + " AND r.dealer_id = %s", [*params, filters.dealer]
         table = DAY
-    sql = (f"SELECT {key} AS k, r.table_id, r.spot, SUM(r.bets) AS bets, SUM(r.stakes) AS stakes, SUM(r.payouts) AS payouts "
+    sql = (f"SELECT {key} AS k, r.rules, r.spot, SUM(r.bets) AS bets, SUM(r.stakes) AS stakes, SUM(r.payouts) AS payouts "
            f"FROM {table} r WHERE {where} GROUP BY 1, 2, 3")
     return sql, [*key_params, *params]
 
 
 def _spot_rows(group: str, filters: Filters) -> dict:
-    """Per group and spot: summed per table first (a few rows per group), then weighted by each
-    table's return to player: the join and the NUMERIC products touch the sums, not the rows."""
+    """Per group and spot: summed per set of rules first (a few rows per group), then weighted by each
+    set's return to player: the join and the NUMERIC products touch the sums, not the rows."""
     sums, sum_params = _spot_source(group, filters)
-    theo = _theoretical(filters)
+    theo = _theoretical()
     if theo:
-        values = ", ".join(["(CAST(%s AS BIGINT), CAST(%s AS VARCHAR(16)), CAST(%s AS NUMERIC))"] * len(theo))
-        with_sql = f"WITH theo (table_id, spot, rtp) AS (VALUES {values}), g AS ({sums}) "
-        join = "LEFT JOIN theo t ON t.table_id = g.table_id AND t.spot = g.spot"
+        values = ", ".join(["(CAST(%s AS VARCHAR(16)), CAST(%s AS VARCHAR(16)), CAST(%s AS NUMERIC))"] * len(theo))
+        with_sql = f"WITH theo (rules, spot, rtp) AS (VALUES {values}), g AS ({sums}) "
+        join = "LEFT JOIN theo t ON t.rules = g.rules AND t.spot = g.spot"
         theo_cols = "SUM(CASE WHEN t.rtp IS NULL THEN 0 ELSE g.stakes END), SUM(g.stakes * t.rtp)"
         theo_params = [v for row in theo for v in row]
     else:

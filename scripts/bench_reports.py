@@ -67,17 +67,20 @@ def build_year(tables, dealers) -> int:
     from django.db import connection
 
     from engine import offered_spots
-    from reports.models import Rollup
+    from reports.models import Rollup, Rules
+    from reports.rollup import rules_key
 
     values, params = [], []
     for n, table in enumerate(tables):
-        values.append("(%s::bigint, %s::int, %s::text[])")
-        params += [table.pk, n, ["", *offered_spots(table.engine_config())]]
+        key = rules_key(table.config_dict())
+        Rules.objects.get_or_create(key=key, defaults={"config": table.config_dict()})
+        values.append("(%s::bigint, %s::int, %s::text[], %s::text)")
+        params += [table.pk, n, ["", *offered_spots(table.engine_config())], key]
     dealer_ids = [d.pk for d in dealers]
     sql = f"""
-INSERT INTO {Rollup._meta.db_table} (table_id, hour, dealer_id, shift_id, spot, rounds, cards, card_ms, round_ms, incidents, voids,
-                                   player_rounds, bets, stakes, payouts)
-SELECT t.id, h.hour, (%s::int[])[1 + (t.n * 3 + h.i / 8) %% {len(dealer_ids)}], NULL, s.spot,
+INSERT INTO {Rollup._meta.db_table} (table_id, hour, dealer_id, shift_id, rules, spot, rounds, cards, card_ms, round_ms, incidents,
+                                   voids, player_rounds, bets, stakes, payouts)
+SELECT t.id, h.hour, (%s::int[])[1 + (t.n * 3 + h.i / 8) %% {len(dealer_ids)}], NULL, t.rules, s.spot,
        CASE WHEN s.spot = '' THEN 60 + x.r %% 30 ELSE 0 END,
        CASE WHEN s.spot = '' THEN (60 + x.r %% 30) * 13 ELSE 0 END,
        CASE WHEN s.spot = '' THEN (60 + x.r %% 30)::bigint * 13 * 4000 + x.r ELSE 0 END,
@@ -88,7 +91,7 @@ SELECT t.id, h.hour, (%s::int[])[1 + (t.n * 3 + h.i / 8) %% {len(dealer_ids)}], 
        (100 + x.r %% 50) * CASE WHEN s.spot = '' THEN 15 ELSE 1 END,
        (100 + x.r %% 50)::bigint * CASE WHEN s.spot = '' THEN 15 ELSE 1 END * 2000,
        (100 + x.r %% 50)::bigint * CASE WHEN s.spot = '' THEN 15 ELSE 1 END * 2000 * (900 + x.r %% 150) / 1000
-FROM (VALUES {', '.join(values)}) AS t (id, n, spots)
+FROM (VALUES {', '.join(values)}) AS t (id, n, spots, rules)
 CROSS JOIN LATERAL (SELECT hour, (EXTRACT(EPOCH FROM hour - %s::timestamptz) / 3600)::int AS i
                     FROM generate_series(%s::timestamptz, %s::timestamptz - interval '1 hour', interval '1 hour') AS hour) AS h
 CROSS JOIN LATERAL unnest(t.spots) WITH ORDINALITY AS s (spot, k)

@@ -128,6 +128,30 @@ def test_a_formula_in_a_name_is_defused_in_the_csv(dealer, supervisor_api, make_
     assert "'=HYPERLINK(1)" in text
 
 
+def test_the_theoretical_hold_follows_the_rules_each_stake_was_bet_under(dealer, supervisor, supervisor_api, make_table):
+    """A table's commission changed between two rounds: Andar's theoretical hold is each round's
+    exact house edge weighted by its stakes, not the edge of the settings the table has now."""
+    from tables.services import table_update
+
+    alice = quick_player("alice", 5000)
+    table = make_table(name="Salon")
+    before = next(o.rtp for o in odds(table.engine_config()) if o.spot == "andar")
+    play(table, dealer, [(alice, "andar", 300)], ["2C", "3D", "KH"], opened_at=at(4))
+    table_update(table_id=table.pk, changes={"commission": "0.95"}, actor=supervisor, source="api")
+    table.refresh_from_db()
+    after = next(o.rtp for o in odds(table.engine_config()) if o.spot == "andar")
+    play(table, dealer, [(alice, "andar", 100)], ["2C", "3D", "KH"], opened_at=at(5))
+    assert before != after
+    expected = percent4(1 - (300 * before + 100 * after) / 400)
+    for group, params in (("table", {}), ("day", {}), ("hour", {"to": "2026-12-01T06:00:00Z"})):
+        body = get(supervisor_api, group=group, **{"from": "2026-12-01", "to": "2026-12-02", **params}).json()
+        andar = next(s for s in body["total"]["spots"] if s["spot"] == "andar")
+        assert (andar["stakes"], andar["theoretical_hold"]) == ("400.00", expected), group
+    by_hour = get(supervisor_api, group="hour", **{"from": "2026-12-01", "to": "2026-12-02"}).json()["rows"]
+    assert [next(s for s in r["spots"] if s["spot"] == "andar")["theoretical_hold"] for r in by_hour] == [
+        percent4(1 - before), percent4(1 - after)]
+
+
 @pytest.mark.parametrize("params, field", [
     ({"from": "2026-12-01", "to": "2026-12-02"}, "group"),
     ({"group": "week", "from": "2026-12-01", "to": "2026-12-02"}, "group"),
