@@ -23,6 +23,7 @@ from tables.models import Round
 from tables.selectors import round_config, round_deal, round_totals
 from tables.transitions import transition_or_refuse
 
+from . import seamless
 from .ledger import BET, house_account, round_entries, wallets_lock
 from .models import Bet, LedgerEntry
 
@@ -77,11 +78,14 @@ def round_resettle(*, rnd: Round, actor=None) -> None:
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     house = house_account(rnd.settings["currency"])
     with connection.cursor() as cur:
-        wallets_lock(cur, round_id=rnd.pk, statuses=SETTLED)
+        has_seamless = wallets_lock(cur, round_id=rnd.pk, statuses=SETTLED)
     transitions.audit_hold(table_id=rnd.table_id)
     hooks.round_unsettling.send(sender=Round, rnd=rnd)  # the bets still as settled: reactions take them back
     with connection.cursor() as cur:
         reverse_wins(cur, round_id=rnd.pk, house_id=house.pk, version=version, now=now)
+    if has_seamless:  # the operators' credits rolled back; new ones go with the new settlement
+        seamless.credits_rollback(rnd=rnd, version=version)
+    with connection.cursor() as cur:
         cur.execute(f"UPDATE {BET} SET status = 'open', payout = 0, settled_at = NULL WHERE round_id = %s AND status IN ('won', 'lost')", [rnd.pk])
     _settle(rnd, frm=Round.Status.SETTLED, action="resettled", actor=actor, version=version)
 
@@ -103,7 +107,7 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
     house = house_account(rnd.settings["currency"])
     status_sql, payout_sql, case_params = _payout_case(odds, unit)
     with connection.cursor() as cur:
-        wallets_lock(cur, round_id=round_id, statuses=(Bet.Status.OPEN,))
+        has_seamless = wallets_lock(cur, round_id=round_id, statuses=(Bet.Status.OPEN,))
         cur.execute(f"UPDATE {BET} SET status = {status_sql}, payout = {payout_sql}, settled_at = %s "
                     f"WHERE round_id = %s AND status = 'open'", case_params + [now, round_id])
         round_entries(cur, round_id=round_id, kind=LedgerEntry.Kind.WIN, credit="payout", statuses=(Bet.Status.WON,), house_id=house.pk,
@@ -111,6 +115,8 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
         cur.execute(f"SELECT COUNT(*), COALESCE(SUM(amount), 0), COALESCE(SUM(payout), 0) FROM {BET} "
                     f"WHERE round_id = %s AND status IN ('won', 'lost')", [round_id])
         count, staked, paid = cur.fetchone()
+    if has_seamless:  # what came back to seamless players goes to their operators (credits, through the outbox)
+        seamless.round_credits(rnd=rnd, version=version)
     staked, paid = from_minor(staked), from_minor(paid)
     transition_or_refuse(round_id=round_id, frm=frm, to=Round.Status.SETTLED, actor=actor, action=action,
                          data={"version": version, "winner": outcome.winner.value, "bets": count, "staked": str(staked), "paid": str(paid)},

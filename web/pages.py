@@ -3,14 +3,17 @@ import json
 from datetime import datetime
 from decimal import Decimal
 
+from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.db import connection
 from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
+from accounts.operators import launch_code_redeem
 from accounts.tokens import page_token
 from bets.history import my_rounds_detail
 from bets.models import Bet
@@ -74,6 +77,17 @@ def play(request, pk):
     table = get_object_or_404(visible_tables(request.user), pk=pk)
     token = _token(request) if request.user.is_authenticated and has_role(request.user, PLAYER) else ""
     return render(request, "play.html", {"table": table, "token": token})
+
+
+@never_cache
+def operator_launch(request, code):
+    """An operator's launch URL (bets.seamless.operator_launch): its one-time code logs the player in
+    (once, for LAUNCH_CODE_TTL) and opens the table's page in the launch's language."""
+    launch = launch_code_redeem(code=code)
+    if launch is None:
+        raise Http404("This link was used already or has expired.")
+    login(request, launch.user, backend="django.contrib.auth.backends.ModelBackend")
+    return redirect(f"{reverse('play', kwargs={'pk': launch.table_id})}?lang={launch.language}")
 
 
 def rules(request, pk):

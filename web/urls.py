@@ -30,6 +30,7 @@ urlpatterns = [
     path("console/", pages.console, name="console"),
     path("supervisor/", pages.supervisor, name="supervisor"),
     path("play/tables/<id:pk>/", pages.play, name="play"),
+    path("play/launch/<str:code>/", pages.operator_launch, name="operator-launch-page"),
     path("play/tables/<id:pk>/rules/", pages.rules, name="play-rules"),
     path("rounds/<id:pk>/", pages.round_page, name="round"),
     path("matches/", pages.matches, name="matches"),
