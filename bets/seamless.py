@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections import defaultdict
 from dataclasses import replace
 from decimal import Decimal
 

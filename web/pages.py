@@ -16,7 +16,8 @@ from django.views.decorators.cache import never_cache
 from accounts.operators import launch_code_redeem
 from accounts.tokens import page_token
 from bets.history import my_rounds_detail
-from bets.models import Bet
+from bets.models import Bet, WalletTransaction
+from bets.selectors import operators_overview, wallet_transactions
 from integrity.record import record_check, round_record
 from integrity.serializers import RoundRecordSerializer
 from matches.services import START_CHIPS, match_join
@@ -70,6 +71,20 @@ def supervisor(request):
     if not has_role(request.user, SUPERVISOR):
         return HttpResponseForbidden(render(request, "forbidden.html", {"what": _("the supervisor console")}).content)
     return render(request, "supervisor.html", {"tables": visible_tables(request.user), "token": _token(request)})
+
+
+@never_cache
+@login_required
+def operators(request):
+    """Operators and their wallet transactions, read-only, the stuck first (docs/OPERATORS.md)."""
+    if not has_role(request.user, SUPERVISOR):
+        return HttpResponseForbidden(render(request, "forbidden.html", {"what": _("the operators")}).content)
+    code = (request.GET.get("operator") or "")[:32] or None
+    status = request.GET.get("status") if request.GET.get("status") in WalletTransaction.Status.values else None
+    listed = operators_overview()
+    return render(request, "operators.html", {
+        "operators": listed, "operator": code, "stuck_total": sum(op["stuck"] for op in listed),
+        "transactions": list(wallet_transactions(operator_code=code, status=status)[:200])})
 
 
 @never_cache
