@@ -23,6 +23,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from accounts.models import Operator, OperatorPlayer
@@ -104,7 +105,11 @@ def operator_launch(*, operator_code: str | None, signature: str | None, body: b
 # --- placing bets ----------------------------------------------------------------------------------
 
 def _operator_player(player) -> OperatorPlayer:
-    link = OperatorPlayer.objects.select_related("operator").filter(user=player).first()
+    """The player's operator link, with its operator and (`operator_account_id`) the operator's account
+    in its currency: one statement."""
+    account = Account.objects.filter(kind=Account.Kind.OPERATOR, operator_id=OuterRef("operator_id"), currency=OuterRef("operator__currency"))
+    link = (OperatorPlayer.objects.select_related("operator").filter(user=player)
+            .annotate(operator_account_id=Subquery(account.values("id")[:1])).first())
     if link is None or not link.operator.seamless:
         raise WrongMoment("This wallet is not an operator's.", code="not_seamless")
     return link
@@ -141,7 +146,7 @@ def bets_place(*, player, round_id: int, wanted: list, check, context: BetContex
                 raise OutcomeUnknown("The operator's wallet did not confirm the debit; it is being rolled back. Try again.",
                                      extra={"reason": answer.message})
             debit.answer_balance = answer.balance
-        return _write(player=player, operator=operator, round_id=context.round.pk, wanted=wanted, debits=debits, check=check)
+        return _write(player=player, link=link, round_id=context.round.pk, wanted=wanted, debits=debits, check=check)
     except BaseException:
         for debit in debits:
             debit_cancel(pk=debit.pk)
@@ -170,22 +175,24 @@ def _debit_open(*, operator: Operator, link: OperatorPlayer, rnd: Round, item, s
         raise WrongMoment("A bet with this Idempotency-Key is still being placed.", code="idempotency_key_in_flight") from None
 
 
-def _write(*, player, operator: Operator, round_id: int, wanted: list, debits: list, check) -> list[Bet]:
+def _write(*, player, link: OperatorPlayer, round_id: int, wanted: list, debits: list, check) -> list[Bet]:
     """The confirmed debits become bets, all or none, with the rules checked again under the locks."""
     now = timezone.now()
     with transaction.atomic():
         context = bet_context(round_id=round_id, player=player, locked=True)
         stakes = _check_all(context, wanted, check)
-        operator_account = ledger.operator_account(operator_id=operator.pk, currency=context.wallet.currency)
+        if link.operator_account_id is not None and context.wallet.currency == link.operator.currency:
+            operator_account = Account(pk=link.operator_account_id, kind=Account.Kind.OPERATOR, operator_id=link.operator_id)
+        else:
+            operator_account = ledger.operator_account(operator_id=link.operator_id, currency=context.wallet.currency)
         placed = []
         for item, stake, debit in zip(wanted, stakes, debits):
             assert stake == debit.amount
-            if T.objects.filter(pk=debit.pk, status=T.Status.PENDING).update(status=T.Status.OK, acknowledged_at=now,
-                                                                             operator_balance=debit.answer_balance) != 1:
-                raise OutcomeUnknown("The debit was already rolled back. Try again.")  # swept as abandoned meanwhile
             bet = ledger.seamless_stake(round_id=round_id, player=player, wallet=context.wallet, house=context.house, operator=operator_account,
                                         spot=item.spot, amount=stake, idempotency_key=item.idempotency_key)
-            T.objects.filter(pk=debit.pk).update(bet=bet)
+            if T.objects.filter(pk=debit.pk, status=T.Status.PENDING).update(status=T.Status.OK, acknowledged_at=now, bet=bet,
+                                                                             operator_balance=debit.answer_balance) != 1:
+                raise OutcomeUnknown("The debit was already rolled back. Try again.")  # swept as abandoned meanwhile (the bet rolls back)
             balance = debit.answer_balance if debit.answer_balance is not None else Decimal("0.00")
             stream.user_event(player.pk, BetPlaced(round=round_id, bet=bet.pk, spot=bet.spot, amount=f"{bet.amount:.2f}", balance=str(balance)))
             bet.balance = balance
