@@ -22,8 +22,7 @@ from dataclasses import replace
 from decimal import Decimal
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
-from django.db.models import OuterRef, Subquery
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from accounts.models import Operator, OperatorPlayer
@@ -31,6 +30,7 @@ from accounts.operators import (
     launch_record, launch_seen, launch_timestamp_check, operator_authenticate, operator_player,
 )
 from accounts.tokens import token_issue
+from studio import sql
 from studio.errors import InvalidInput, OperatorRefused, OutcomeUnknown, WrongMoment, invalid
 from tables import stream
 from tables.events import BetPlaced
@@ -104,14 +104,22 @@ def operator_launch(*, operator_code: str | None, signature: str | None, body: b
 
 # --- placing bets ----------------------------------------------------------------------------------
 
+_OPERATOR_FIELDS = ["id", "code", "wallet", "wallet_url", "secret", "currency", "active"]
+_LINK = (f"SELECT {sql.columns(Operator, _OPERATOR_FIELDS, alias='o')}, l.id, l.player_id, "
+         f"(SELECT a.id FROM {Account._meta.db_table} a WHERE a.kind = 'operator' AND a.operator_id = o.id AND a.currency = o.currency) "
+         f"FROM {OperatorPlayer._meta.db_table} l JOIN {Operator._meta.db_table} o ON o.id = l.operator_id WHERE l.user_id = %s")
+
+
 def _operator_player(player) -> OperatorPlayer:
     """The player's operator link, with its operator and (`operator_account_id`) the operator's account
-    in its currency: one statement."""
-    account = Account.objects.filter(kind=Account.Kind.OPERATOR, operator_id=OuterRef("operator_id"), currency=OuterRef("operator__currency"))
-    link = (OperatorPlayer.objects.select_related("operator").filter(user=player)
-            .annotate(operator_account_id=Subquery(account.values("id")[:1])).first())
-    if link is None or not link.operator.seamless:
+    in its currency: one statement (a bet's path)."""
+    row = sql.fetch_one(_LINK, [player.pk])
+    if row is None or row[2] != Operator.Wallet.SEAMLESS:
         raise WrongMoment("This wallet is not an operator's.", code="not_seamless")
+    n = len(_OPERATOR_FIELDS)
+    operator = sql.instance(Operator, _OPERATOR_FIELDS, row[:n])
+    link = OperatorPlayer(pk=row[n], operator=operator, player_id=row[n + 1], user_id=player.pk)
+    link.operator_account_id = row[n + 2]
     return link
 
 
@@ -164,15 +172,28 @@ def _check_all(context: BetContext, wanted: list, check) -> list[Decimal]:
     return stakes
 
 
+_DEBIT_FIELDS = ["transaction_id", "operator_id", "player_id", "kind", "status", "amount", "currency", "round_id", "settlement_version",
+                 "idempotency_key", "body", "attempts", "next_attempt_at", "last_error", "created_at"]
+_INSERT_DEBIT = (f"INSERT INTO {T._meta.db_table} ({sql.columns(T, _DEBIT_FIELDS)}) VALUES ({', '.join(['%s'] * len(_DEBIT_FIELDS))}) "
+                 "RETURNING id")
+
+
 def _debit_open(*, operator: Operator, link: OperatorPlayer, rnd: Round, item, stake: Decimal) -> WalletTransaction:
+    """The debit's row, written (autocommitted) before it is sent: one INSERT."""
     ref = uuid.uuid4().hex
     body = {"transaction_id": f"debit-{ref}", "player_id": link.player_id, "currency": rnd.settings["currency"],
             "amount": f"{stake:.2f}", **_ids(rnd), "bet_id": f"bet-{ref}", "spot": item.spot}
+    now = timezone.now()
+    debit = T(transaction_id=body["transaction_id"], operator=operator, player_id=link.user_id, kind=T.Kind.DEBIT, status=T.Status.PENDING,
+              amount=stake, currency=body["currency"], round_id=rnd.pk, settlement_version=0, idempotency_key=item.idempotency_key, body=body,
+              attempts=0, next_attempt_at=now, last_error="", created_at=now)
+    values = [T._meta.get_field(name if not name.endswith("_id") or name == "transaction_id" else name[:-3]).get_db_prep_save(
+        getattr(debit, name), connection) for name in _DEBIT_FIELDS]
     try:
-        return T.objects.create(transaction_id=body["transaction_id"], operator=operator, player_id=link.user_id, kind=T.Kind.DEBIT,
-                                amount=stake, currency=body["currency"], round_id=rnd.pk, idempotency_key=item.idempotency_key, body=body)
+        debit.pk = sql.fetch_one(_INSERT_DEBIT, values)[0]
     except IntegrityError:
         raise WrongMoment("A bet with this Idempotency-Key is still being placed.", code="idempotency_key_in_flight") from None
+    return debit
 
 
 def _write(*, player, link: OperatorPlayer, round_id: int, wanted: list, debits: list, check) -> list[Bet]:

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import http_load  # noqa: E402
 from bench_common import (  # noqa: E402
-    Server, add_common_arguments, add_server_arguments, create_database, django_setup, drop_database, ledger_checks, machine, make_players,
+    Server, add_common_arguments, add_server_arguments, cpu_seconds, create_database, django_setup, drop_database, ledger_checks, machine, make_players,
     parse_server_env, percentile, pg_version, print_table, purge_celery_messages, require_postgres_url, require_redis_url, server_env,
 )
 
@@ -81,15 +81,19 @@ def seamless_players(users: list[tuple[int, int, str]], operator) -> None:
     house_account("INR")
 
 
-def run_phase(name, url, clients, make_request, count, check, rate=None, max_seconds=60.0) -> dict:
+def run_phase(name, url, clients, make_request, count, check, rate=None, max_seconds=60.0, server_pids=(), wallet_pid=None) -> dict:
     http_load.drive(url, clients, make_request, count=min(WARMUP, count), max_seconds=max_seconds)
+    before = (cpu_seconds(server_pids), cpu_seconds([wallet_pid]))
     timed = http_load.drive(url, clients, make_request, first=WARMUP // clients + 1, count=count, rate=rate, max_seconds=max_seconds,
                             check=check)
+    after = (cpu_seconds(server_pids), cpu_seconds([wallet_pid]))
     ms = sorted(x * 1000 for x in timed.latencies)
+    n = max(len(ms), 1)
     result = {"name": name, "n": len(ms), "rate": len(ms) / timed.wall, "p50": percentile(ms, 50), "p99": percentile(ms, 99),
-              "max": ms[-1] if ms else 0.0, "errors": dict(timed.errors), "ok": timed.ok}
-    print(f"  {name}: {result['n']} in {timed.wall:.2f} s, {result['rate']:,.0f}/s, p99 {result['p99']:.1f} ms, errors {result['errors']}",
-          flush=True)
+              "max": ms[-1] if ms else 0.0, "errors": dict(timed.errors), "ok": timed.ok,
+              "server_cpu_ms": (after[0] - before[0]) * 1000 / n, "wallet_cpu_ms": (after[1] - before[1]) * 1000 / n}
+    print(f"  {name}: {result['n']} in {timed.wall:.2f} s, {result['rate']:,.0f}/s, p99 {result['p99']:.1f} ms, errors {result['errors']}; "
+          f"CPU per bet: server {result['server_cpu_ms']:.2f} ms, wallet {result['wallet_cpu_ms']:.2f} ms", flush=True)
     return result
 
 
@@ -153,11 +157,11 @@ def main() -> int:
             for n in range(args.runs):
                 for kind in (("internal", "seamless") if n % 2 == 0 else ("seamless", "internal")):
                     closed[kind].append(run_phase(f"run {n + 1}: {kind}, closed loop", server.url, args.clients, maker(kind), args.requests,
-                                                  is_bet))
+                                                  is_bet, server_pids=server.pids, wallet_pid=wallet.pid))
             half = statistics.median(r["rate"] for r in closed["internal"]) / 2
             for kind in ("internal", "seamless"):
                 paced[kind] = run_phase(f"{kind}, paced at {half:.0f}/s", server.url, args.clients, maker(kind), int(half * args.paced_seconds),
-                                        is_bet, rate=half)
+                                        is_bet, rate=half, server_pids=server.pids, wallet_pid=wallet.pid)
             server.stop()
             pids |= server.pids
             logged = server.errors_logged()
@@ -175,10 +179,12 @@ def main() -> int:
     rows = []
     for kind in ("internal", "seamless"):
         rates = [r["rate"] for r in closed[kind]]
-        rows.append([kind, ", ".join(f"{x:,.0f}" for x in rates), f"{statistics.median(rates):,.0f}",
+        cpu = statistics.median(r["server_cpu_ms"] for r in closed[kind])
+        wallet_cpu = statistics.median(r["wallet_cpu_ms"] for r in closed[kind])
+        rows.append([kind, ", ".join(f"{x:,.0f}" for x in rates), f"{statistics.median(rates):,.0f}", f"{cpu:.2f} / {wallet_cpu:.2f}",
                      f"{paced[kind]['rate']:,.0f}", f"{paced[kind]['p50']:.1f}", f"{paced[kind]['p99']:.1f}",
                      str(sum(sum(r["errors"].values()) for r in closed[kind]) + sum(paced[kind]["errors"].values()))])
-    print_table(["wallet", "closed loop bets/s (each run)", "median", "paced: answered/s", "p50 ms", "p99 ms", "non-2xx"], rows,
+    print_table(["wallet", "closed loop bets/s (each run)", "median", "CPU ms/bet: server / wallet", "paced: answered/s", "p50 ms", "p99 ms", "non-2xx"], rows,
                 title=f"{args.clients} clients, uvicorn --workers {args.workers}, the operator's wallet answering in {args.latency_ms:.0f} ms")
     checks.append(["every accepted bet is in the database (warm-ups too)", f"{placed} bets, at least {accepted} accepted",
                    "OK" if placed >= accepted else "FAILED"])
