@@ -31,7 +31,7 @@ from studio.errors import InvalidInput
 from studio.money import from_minor, to_minor
 from tables.models import Round
 
-from .models import Account, Bet, LedgerEntry
+from .models import Account, Bet, LedgerEntry, WalletTransaction
 
 K = LedgerEntry.Kind
 ACCOUNT = Account._meta.db_table
@@ -274,6 +274,9 @@ def seamless_stake(*, round_id: int, player, wallet: Account, house: Account, op
     bet = _bet(sql.fetch_one(INSERT_BET, values)[0], values, player)
     at = connection.ops.adapt_datetimefield_value(now)
     with connection.cursor() as cur:
+        # A new row version of the wallet, as every other change to the player's bets makes: an
+        # unlocked bet that read the wallet before this one then writes nothing (seamless_stake_if_unchanged).
+        cur.execute(f"UPDATE {ACCOUNT} SET balance = balance WHERE id = %s", [wallet.pk])
         cur.execute(_SEAMLESS_STAKE_ENTRIES, [
             wallet.pk, minor, K.OP_DEBIT, bet.pk, round_id, at, operator.pk, -minor, K.OP_DEBIT, bet.pk, round_id, at,
             wallet.pk, -minor, K.BET, bet.pk, round_id, at, house.pk, minor, K.BET, bet.pk, round_id, at])
@@ -304,3 +307,40 @@ def seamless_round_moves(*, round_id: int, kind: str, version: int, moves: list[
         for wallet_id, total in sorted(per_wallet.items()):
             if total != 0:
                 cur.execute(f"UPDATE {ACCOUNT} SET balance = balance + %s WHERE id = %s", [to_minor(total), wallet_id])
+
+
+_WTX = WalletTransaction._meta.db_table
+_SEAMLESS_ENTRY = "%(round)s, 0, '', %(now)s FROM b"
+SEAMLESS_STAKE_IF_UNCHANGED = f"""
+WITH r AS (SELECT 1 FROM {Round._meta.db_table} WHERE id = %(round)s AND status = 'betting' AND closes_at > %(now)s FOR SHARE),
+d AS (SELECT id FROM {_WTX} WHERE id = %(debit)s AND status = 'pending' FOR UPDATE),
+w AS (UPDATE {ACCOUNT} SET balance = balance WHERE id = %(wallet)s AND xmin::text = %(seen)s
+      AND EXISTS (SELECT 1 FROM r) AND EXISTS (SELECT 1 FROM d) RETURNING id),
+b AS (INSERT INTO {BET} ({_BET_COLUMNS})
+      SELECT %(round)s, %(player)s, %(wallet)s, %(spot)s, %(amount)s, 'open', 0, %(key)s, %(now)s, NULL FROM w RETURNING id),
+l AS (INSERT INTO {LEDGER} ({_ENTRY_COLUMNS})
+      SELECT %(wallet)s, %(amount)s, 'op_debit', b.id, {_SEAMLESS_ENTRY} UNION ALL SELECT %(operator)s, -%(amount)s, 'op_debit', b.id, {_SEAMLESS_ENTRY}
+      UNION ALL SELECT %(wallet)s, -%(amount)s, 'bet', b.id, {_SEAMLESS_ENTRY} UNION ALL SELECT %(house)s, %(amount)s, 'bet', b.id, {_SEAMLESS_ENTRY}),
+u AS (UPDATE {_WTX} t SET status = 'ok', acknowledged_at = %(now)s, operator_balance = %(balance)s, bet_id = b.id FROM b
+      WHERE t.id = %(debit)s RETURNING t.id)
+SELECT b.id FROM b, u"""
+
+
+def seamless_stake_if_unchanged(*, round_id: int, player, wallet: Account, house: Account, operator_account_id: int, spot: str,
+                                amount: Decimal, idempotency_key: str | None, seen: str, debit_id: int,
+                                operator_balance: Decimal | None) -> Bet | None:
+    """PostgreSQL, autocommit: seamless_stake in one statement, with the debit confirmed (pending to
+    ok, its row locked first) and tied to the bet, if the round still takes bets and the wallet row
+    is still the version `seen` when the rules were checked (as bet_stake's guard); otherwise
+    nothing is written and None is returned (the caller takes the locked way)."""
+    now = timezone.now()
+    minor = to_minor(amount)
+    params = {"round": round_id, "player": player.pk, "wallet": wallet.pk, "house": house.pk, "operator": operator_account_id,
+              "spot": spot, "amount": minor, "key": idempotency_key, "now": now, "seen": seen, "debit": debit_id,
+              "balance": to_minor(operator_balance) if operator_balance is not None else None}
+    row = sql.fetch_one(SEAMLESS_STAKE_IF_UNCHANGED, params)
+    if row is None:
+        return None
+    values = [round_id, player.pk, wallet.pk, spot, minor, Bet.Status.OPEN.value, 0, idempotency_key,
+              connection.ops.adapt_datetimefield_value(now), None]
+    return _bet(row[0], values, player)

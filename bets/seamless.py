@@ -154,6 +154,10 @@ def bets_place(*, player, round_id: int, wanted: list, check, context: BetContex
                 raise OutcomeUnknown("The operator's wallet did not confirm the debit; it is being rolled back. Try again.",
                                      extra={"reason": answer.message})
             debit.answer_balance = answer.balance
+        if len(debits) == 1 and context.seen is not None and link.operator_account_id is not None:
+            bet = _write_if_unchanged(player=player, link=link, context=context, item=wanted[0], stake=stakes[0], debit=debits[0])
+            if bet is not None:
+                return [bet]
         return _write(player=player, link=link, round_id=context.round.pk, wanted=wanted, debits=debits, check=check)
     except BaseException:
         for debit in debits:
@@ -219,6 +223,23 @@ def _write(*, player, link: OperatorPlayer, round_id: int, wanted: list, debits:
             bet.balance = balance
             placed.append(bet)
         return placed
+
+
+def _write_if_unchanged(*, player, link: OperatorPlayer, context: BetContext, item, stake: Decimal, debit: WalletTransaction) -> Bet | None:
+    """One bet, in one guarded statement (PostgreSQL, autocommit), if nothing changed since its rules
+    were checked on the unlocked read: None otherwise (the locked way decides)."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        return None
+    bet = ledger.seamless_stake_if_unchanged(round_id=context.round.pk, player=player, wallet=context.wallet, house=context.house,
+                                             operator_account_id=link.operator_account_id, spot=item.spot, amount=stake,
+                                             idempotency_key=item.idempotency_key, seen=context.seen, debit_id=debit.pk,
+                                             operator_balance=debit.answer_balance)
+    if bet is None:
+        return None
+    balance = debit.answer_balance if debit.answer_balance is not None else Decimal("0.00")
+    stream.user_event(player.pk, BetPlaced(round=bet.round_id, bet=bet.pk, spot=bet.spot, amount=f"{bet.amount:.2f}", balance=str(balance)))
+    bet.balance = balance
+    return bet
 
 
 def debit_cancel(*, pk: int) -> bool:

@@ -6,7 +6,9 @@ import random
 from decimal import Decimal
 
 import pytest
+from django.db.models import Sum
 
+from bets.ledger import operator_account
 from bets.models import Bet, LedgerEntry, WalletTransaction
 from bets.outbox import backoff, transaction_send
 from incidents.services import incident_raise, incident_void, card_replace
@@ -334,3 +336,27 @@ def test_a_seeded_random_run_with_faults_ends_with_exact_books(world, wallet):
     assert Bet.objects.filter(round__table=table).count() > 20
     assert T.objects.filter(kind="rollback").exists() and T.objects.filter(attempts__gt=1).exists()
     assert_books_exact(operator, expected, wallet)
+
+
+def test_a_lone_bet_is_one_guarded_statement_and_a_stale_read_takes_the_locked_way(world, wallet, monkeypatch):
+    from bets import ledger
+
+    operator, table, dealer = world
+    p = players(world, wallet, ["ann"])
+    rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    locked = ledger.seamless_stake
+
+    def not_expected(**kwargs):
+        raise AssertionError("the locked way")
+
+    monkeypatch.setattr(ledger, "seamless_stake", not_expected)
+    assert bet(p["ann"][0], rnd.pk, "andar", 100).status_code == 201
+    guarded = ledger.seamless_stake_if_unchanged
+    monkeypatch.setattr(ledger, "seamless_stake", locked)
+    monkeypatch.setattr(ledger, "seamless_stake_if_unchanged", lambda **kw: guarded(**{**kw, "seen": "0"}))  # as if the wallet changed
+    assert bet(p["ann"][0], rnd.pk, "bahar", 50).status_code == 201
+    assert Bet.objects.filter(round=rnd).count() == 2 and T.objects.filter(status="ok", bet__isnull=False).count() == 2
+    assert wallet.balance(p["ann"][2]) == D("850")
+    op_account = operator_account(operator_id=operator.pk, currency="INR")
+    assert LedgerEntry.objects.filter(account=op_account).aggregate(s=Sum("amount"))["s"] == D("-150")
+    assert LedgerEntry.objects.aggregate(s=Sum("amount"))["s"] == 0
