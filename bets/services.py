@@ -122,6 +122,8 @@ def _place(wanted: Wanted, *, locked: bool) -> Bet | None:
     if context is None:
         return None
     if context.operator_id is not None:
+        if wanted.via_match:
+            raise WrongMoment("Match tables are played with the studio's chips, not an operator's money.", code="match_table")
         raise _Seamless(context)  # (locked: rolls its transaction back) the operator's money, placed by bets.seamless
     stake = _check(context, wanted)
     written = bet_stake(round_id=context.round.pk, player=wanted.player, wallet=context.wallet, house=context.house,
