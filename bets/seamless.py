@@ -31,7 +31,7 @@ from accounts.operators import (
 )
 from accounts.tokens import token_issue
 from studio import sql
-from studio.errors import InvalidInput, OperatorRefused, OutcomeUnknown, WrongMoment, invalid
+from studio.errors import InvalidInput, NotAllowed, OperatorRefused, OutcomeUnknown, WrongMoment, invalid
 from tables import stream
 from tables.events import BetPlaced
 from tables.models import Round, Table
@@ -120,6 +120,8 @@ def _operator_player(player) -> OperatorPlayer:
     operator = sql.instance(Operator, _OPERATOR_FIELDS, row[:n])
     link = OperatorPlayer(pk=row[n], operator=operator, player_id=row[n + 1], user_id=player.pk)
     link.operator_account_id = row[n + 2]
+    if not operator.active:
+        raise NotAllowed("This player's operator is not active.", code="operator_inactive")
     return link
 
 

@@ -360,3 +360,15 @@ def test_a_lone_bet_is_one_guarded_statement_and_a_stale_read_takes_the_locked_w
     op_account = operator_account(operator_id=operator.pk, currency="INR")
     assert LedgerEntry.objects.filter(account=op_account).aggregate(s=Sum("amount"))["s"] == D("-150")
     assert LedgerEntry.objects.aggregate(s=Sum("amount"))["s"] == 0
+
+
+def test_an_inactive_operators_players_cannot_bet(world, wallet):
+    from accounts.operators import operator_set
+
+    _, table, dealer = world
+    p = players(world, wallet, ["ann"])
+    operator_set(code="acme", wallet="seamless", active=False)
+    rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    refused = bet(p["ann"][0], rnd.pk, "andar", 100)
+    assert (refused.status_code, refused.json()["code"]) == (403, "operator_inactive")
+    assert not T.objects.exists() and wallet.balance(p["ann"][2]) == D("1000")
