@@ -16,6 +16,7 @@
 """
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from dataclasses import replace
@@ -184,6 +185,11 @@ _INSERT_DEBIT = (f"INSERT INTO {T._meta.db_table} ({sql.columns(T, _DEBIT_FIELDS
                  "RETURNING id")
 
 
+@functools.cache
+def _debit_fields() -> list:
+    return [T._meta.get_field(name if not name.endswith("_id") or name == "transaction_id" else name[:-3]) for name in _DEBIT_FIELDS]
+
+
 def _debit_open(*, operator: Operator, link: OperatorPlayer, rnd: Round, item, stake: Decimal) -> WalletTransaction:
     """The debit's row, written (autocommitted) before it is sent: one INSERT."""
     ref = uuid.uuid4().hex
@@ -193,8 +199,7 @@ def _debit_open(*, operator: Operator, link: OperatorPlayer, rnd: Round, item, s
     debit = T(transaction_id=body["transaction_id"], operator=operator, player_id=link.user_id, kind=T.Kind.DEBIT, status=T.Status.PENDING,
               amount=stake, currency=body["currency"], round_id=rnd.pk, settlement_version=0, idempotency_key=item.idempotency_key, body=body,
               attempts=0, next_attempt_at=now, last_error="", created_at=now)
-    values = [T._meta.get_field(name if not name.endswith("_id") or name == "transaction_id" else name[:-3]).get_db_prep_save(
-        getattr(debit, name), connection) for name in _DEBIT_FIELDS]
+    values = [field.get_db_prep_save(getattr(debit, name), connection) for name, field in zip(_DEBIT_FIELDS, _debit_fields())]
     try:
         debit.pk = sql.fetch_one(_INSERT_DEBIT, values)[0]
     except IntegrityError:
