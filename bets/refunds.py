@@ -29,7 +29,7 @@ def round_refund_all(*, rnd: Round, version: int) -> dict:
         has_seamless = wallets_lock(cur, round_id=rnd.pk, statuses=REFUNDABLE)
     if rnd.status == Round.Status.SETTLED:  # its bets still as settled: reactions take the settlement back
         transitions.audit_hold(table_id=rnd.table_id)
-        hooks.round_unsettling.send(sender=Round, rnd=rnd)
+        hooks.round_unsettling.send(sender=Round, rnd=rnd, seamless=has_seamless)
     with connection.cursor() as cur:
         reverse_wins(cur, round_id=rnd.pk, house_id=house.pk, version=version, now=now)
         round_entries(cur, round_id=rnd.pk, kind=LedgerEntry.Kind.REFUND, credit="amount", statuses=REFUNDABLE, house_id=house.pk,

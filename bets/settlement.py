@@ -80,7 +80,7 @@ def round_resettle(*, rnd: Round, actor=None) -> None:
     with connection.cursor() as cur:
         has_seamless = wallets_lock(cur, round_id=rnd.pk, statuses=SETTLED)
     transitions.audit_hold(table_id=rnd.table_id)
-    hooks.round_unsettling.send(sender=Round, rnd=rnd)  # the bets still as settled: reactions take them back
+    hooks.round_unsettling.send(sender=Round, rnd=rnd, seamless=has_seamless)  # the bets still as settled: reactions take them back
     with connection.cursor() as cur:
         reverse_wins(cur, round_id=rnd.pk, house_id=house.pk, version=version, now=now)
     if has_seamless:  # the operators' credits rolled back; new ones go with the new settlement
@@ -132,7 +132,7 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
 
     transaction.on_commit(counted)
     stream.table_event(rnd.table_id, rnd.pk, RoundSettled(winner=rnd.winner, totals=round_totals(rnd), version=version))
-    hooks.round_settled.send(sender=Round, rnd=rnd)
+    hooks.round_settled.send(sender=Round, rnd=rnd, seamless=has_seamless)
     transaction.on_commit(lambda: notify_players(round_id=round_id))
 
 

@@ -372,3 +372,34 @@ def test_an_inactive_operators_players_cannot_bet(world, wallet):
     refused = bet(p["ann"][0], rnd.pk, "andar", 100)
     assert (refused.status_code, refused.json()["code"]) == (403, "operator_inactive")
     assert not T.objects.exists() and wallet.balance(p["ann"][2]) == D("1000")
+
+
+def test_reports_grouped_by_operator_split_the_operators_players_from_the_studios_wallets(world, wallet):
+    from bets.ledger import chips_issue
+    from tests.conftest import client_for
+
+    operator, table, dealer = world
+    supervisor = make_user("supervisor", "supervisor")
+    p = players(world, wallet, ["ann"])
+    own = make_user("olga", "player")
+    chips_issue(user=own, amount=D("500"), currency="INR")  # a studio wallet at the same table
+    rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    assert bet(p["ann"][0], rnd.pk, "andar", 100).status_code == 201
+    assert bet(client_for(own), rnd.pk, "bahar", 40).status_code == 201
+    round_close_betting(round_id=rnd.pk, actor=dealer)
+    deal_all(rnd, dealer)
+    day = rnd.opened_at.date()
+    query = {"group": "operator", "from": str(day), "to": str(day.fromordinal(day.toordinal() + 1))}
+    answer = client_for(supervisor).get("/api/reports/", query)
+    assert answer.status_code == 200, answer.content
+    rows = {r["key"]: r for r in answer.json()["rows"]}
+    assert (rows["acme"]["bets"], rows["acme"]["stakes"], rows["acme"]["payouts"]) == (1, "100.00", "190.00")
+    assert (rows["studio"]["bets"], rows["studio"]["stakes"], rows["studio"]["payouts"]) == (1, "40.00", "0.00")
+    assert answer.json()["total"]["stakes"] == "140.00"
+    supervisor_api = client_for(supervisor)
+    incident = incident_raise(round_id=rnd.pk, actor=supervisor, kind="other", notes="test")
+    incident_void(incident_id=incident.pk, actor=supervisor, reason="void")
+    rows = {r["key"]: r for r in supervisor_api.get("/api/reports/", query).json()["rows"]}
+    assert rows.get("acme") is None and rows["studio"]["bets"] == 0
+    assert supervisor_api.get("/api/reports/", {**query, "dealer": dealer.pk}).status_code == 400
+    drain()
