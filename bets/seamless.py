@@ -306,13 +306,14 @@ def _operator_accounts(pairs) -> dict[tuple[int, str], int]:
     return {(op, cur): ledger.operator_account(operator_id=op, currency=cur).pk for op, cur in set(pairs)}
 
 
-def round_credits(*, rnd: Round, version: int) -> int:
+def round_credits(*, rnd: Round, version: int) -> dict[str, str]:
     """After a settlement's wins: one credit per seamless player of the round (what came back to
     them, 0.00 when they lost), the money from their wallets to their operators' accounts. A new
-    credit after a re-settlement goes after the old credit's rollback."""
+    credit after a re-settlement goes after the old credit's rollback. Returns what each operator
+    is credited ({code: amount}), which the settlement's event records in the audit chain."""
     bets = _seamless_bets(rnd.pk, (Bet.Status.WON, Bet.Status.LOST))
     if not bets:
-        return 0
+        return {}
     debits = dict(T.objects.filter(round_id=rnd.pk, kind=T.Kind.DEBIT, status=T.Status.OK).values_list("bet_id", "transaction_id"))
     per_player: dict[int, dict] = {}
     for bet_id, player_id, account_id, operator_id, currency, amount, payout in bets:
@@ -337,7 +338,11 @@ def round_credits(*, rnd: Round, version: int) -> int:
                       amount=p["total"], currency=p["currency"], round_id=rnd.pk, settlement_version=version,
                       after=previous.get(player_id), body=body))
     outbox_add(rows)
-    return len(rows)
+    per_operator: dict[int, Decimal] = {}
+    for p in per_player.values():
+        per_operator[p["operator"]] = per_operator.get(p["operator"], Decimal(0)) + p["total"]
+    codes = dict(Operator.objects.filter(pk__in=per_operator).values_list("pk", "code"))
+    return {codes[op]: f"{total:.2f}" for op, total in sorted(per_operator.items())}
 
 
 def credits_rollback(*, rnd: Round, version: int) -> int:

@@ -115,11 +115,12 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
         cur.execute(f"SELECT COUNT(*), COALESCE(SUM(amount), 0), COALESCE(SUM(payout), 0) FROM {BET} "
                     f"WHERE round_id = %s AND status IN ('won', 'lost')", [round_id])
         count, staked, paid = cur.fetchone()
-    if has_seamless:  # what came back to seamless players goes to their operators (credits, through the outbox)
-        seamless.round_credits(rnd=rnd, version=version)
     staked, paid = from_minor(staked), from_minor(paid)
+    data = {"version": version, "winner": outcome.winner.value, "bets": count, "staked": str(staked), "paid": str(paid)}
+    if has_seamless:  # what came back to seamless players goes to their operators (credits, through the outbox), in the chain too
+        data["operators"] = seamless.round_credits(rnd=rnd, version=version)
     transition_or_refuse(round_id=round_id, frm=frm, to=Round.Status.SETTLED, actor=actor, action=action,
-                         data={"version": version, "winner": outcome.winner.value, "bets": count, "staked": str(staked), "paid": str(paid)},
+                         data=data,
                          table_id=rnd.table_id,
                          settled_at=timezone.now(), settlement_version=version, bet_count=count, total_staked=staked, total_paid=paid)
     rnd.refresh_from_db()

@@ -403,3 +403,16 @@ def test_reports_grouped_by_operator_split_the_operators_players_from_the_studio
     assert rows.get("acme") is None and rows["studio"]["bets"] == 0
     assert supervisor_api.get("/api/reports/", {**query, "dealer": dealer.pk}).status_code == 400
     drain()
+
+
+def test_the_settlements_event_in_the_audit_chain_records_each_operators_credit(world, wallet):
+    from tables.models import RoundEvent
+
+    _, table, dealer = world
+    p = players(world, wallet, ["ann", "ben"])
+    rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    assert bet(p["ann"][0], rnd.pk, "andar", 100).status_code == 201
+    assert bet(p["ben"][0], rnd.pk, "bahar", 50).status_code == 201
+    round_close_betting(round_id=rnd.pk, actor=dealer)
+    deal_all(rnd, dealer)
+    assert RoundEvent.objects.get(round=rnd, action="settled").data["operators"] == {"acme": "190.00"}
