@@ -52,9 +52,10 @@ def notify_refunds(*, round_id: int) -> int:
     """After commit: each affected player's refunds and new balance, one personal message each."""
     per_player: dict[int, dict] = {}
     rows = Bet.objects.filter(round_id=round_id, status=Bet.Status.REFUNDED).values_list(
-        "player_id", "id", "spot", "amount", "account__balance")
-    for player_id, bet_id, spot, amount, balance in rows.iterator(chunk_size=5000):
-        entry = per_player.setdefault(player_id, {"round": round_id, "bets": [], "refunded": 0, "balance": str(balance)})
+        "player_id", "id", "spot", "amount", "account__balance", "account__operator_id")
+    for player_id, bet_id, spot, amount, balance, operator_id in rows.iterator(chunk_size=5000):
+        shown = None if operator_id is not None else str(balance)  # a seamless player's balance is the operator's
+        entry = per_player.setdefault(player_id, {"round": round_id, "bets": [], "refunded": 0, "balance": shown})
         entry["bets"].append({"bet": bet_id, "spot": spot, "amount": str(amount), "status": "refunded"})
         entry["refunded"] += amount
     events = [(pid, BetRefunded(**{**e, "refunded": str(e["refunded"])})) for pid, e in per_player.items()]

@@ -141,9 +141,10 @@ def notify_players(*, round_id: int) -> int:
     """After commit: each player's result of the round, as one personal `bet.settled` message."""
     per_player: dict[int, dict] = {}
     rows = Bet.objects.filter(round_id=round_id, status__in=[Bet.Status.WON, Bet.Status.LOST]).values_list(
-        "player_id", "id", "spot", "amount", "status", "payout", "account__balance")
-    for player_id, bet_id, spot, amount, status, payout, balance in rows.iterator(chunk_size=5000):
-        entry = per_player.setdefault(player_id, {"round": round_id, "bets": [], "payout": 0, "staked": 0, "balance": str(balance)})
+        "player_id", "id", "spot", "amount", "status", "payout", "account__balance", "account__operator_id")
+    for player_id, bet_id, spot, amount, status, payout, balance, operator_id in rows.iterator(chunk_size=5000):
+        shown = None if operator_id is not None else str(balance)  # a seamless player's balance is the operator's
+        entry = per_player.setdefault(player_id, {"round": round_id, "bets": [], "payout": 0, "staked": 0, "balance": shown})
         entry["bets"].append({"bet": bet_id, "spot": spot, "amount": str(amount), "status": status, "payout": str(payout)})
         entry["payout"] += payout
         entry["staked"] += amount
