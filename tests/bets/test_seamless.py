@@ -416,3 +416,22 @@ def test_the_settlements_event_in_the_audit_chain_records_each_operators_credit(
     round_close_betting(round_id=rnd.pk, actor=dealer)
     deal_all(rnd, dealer)
     assert RoundEvent.objects.get(round=rnd, action="settled").data["operators"] == {"acme": "190.00"}
+
+
+def test_a_debit_arriving_after_its_rollback_is_refused_by_the_operator(world, wallet):
+    """The protocol's tombstone: a rollback of a debit the operator never saw is answered ok, and the
+    debit, when it comes late, is refused; repeats are answered as the first time."""
+    from bets import operator_wallet
+
+    operator, table, _ = world
+    wallet.players({f"zed-{table.pk}": "100"})
+    debit = {"transaction_id": f"debit-late-{table.pk}", "player_id": f"zed-{table.pk}", "currency": "INR", "amount": "30.00",
+             "round_id": "1", "table_id": str(table.pk), "bet_id": "bet-late", "spot": "andar"}
+    rollback = {"transaction_id": f"rollback-{debit['transaction_id']}", "player_id": debit["player_id"], "currency": "INR",
+                "amount": "30.00", "round_id": "1", "table_id": str(table.pk), "reference_transaction_id": debit["transaction_id"]}
+    assert operator_wallet.call(operator=operator, action="rollback", body=rollback).ok
+    late = operator_wallet.call(operator=operator, action="debit", body=debit)
+    assert (late.outcome, late.code) == ("refused", "transaction_rolled_back")
+    assert operator_wallet.call(operator=operator, action="debit", body=debit).code == "transaction_rolled_back"
+    assert operator_wallet.call(operator=operator, action="rollback", body=rollback).balance == D("100")
+    assert wallet.balance(debit["player_id"]) == D("100")
