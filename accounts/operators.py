@@ -106,7 +106,11 @@ def operator_player(*, operator: Operator, player_id: str, display_name: str):
 
 
 def launch_record(*, operator: Operator, body: bytes, user, table_id: int, language: str) -> OperatorLaunch:
-    """The launch's row (its body's digest unique: a replay racing this one fails) with its one-time code."""
+    """The launch's row (its body's digest unique: a replay racing this one fails) with its one-time code.
+    Launches older than twice the timestamp's window (and the code's life) are forgotten on the way: a
+    replay of one is refused by its timestamp already."""
+    keep = timedelta(seconds=2 * settings.OPERATOR_LAUNCH_SKEW) + LAUNCH_CODE_TTL
+    OperatorLaunch.objects.filter(created_at__lt=timezone.now() - keep).delete()
     try:
         with transaction.atomic():
             return OperatorLaunch.objects.create(operator=operator, body_digest=body_digest(body), user=user, table_id=table_id,
