@@ -3,12 +3,10 @@ different rows (the table for its change log, the round for its events) meet at 
 and the chain comes out numbered 1..n with no gap and no duplicate, whole for verify_audit."""
 from __future__ import annotations
 
-import threading
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from django.db import connections
 
 from audit.chain import table_key
 from audit.models import ChainHead
@@ -16,32 +14,11 @@ from incidents.services import incident_add_note, incident_raise
 from tables.models import RoundEvent, TableChange
 from engine import FULL_PACK
 from tables.services import card_deal, round_close_betting, round_open, table_update
+from tests.parallel import at_once
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 ROUNDS = 10  # appends per writer
-
-
-def in_parallel(jobs) -> list:
-    """Run the callables at once, each on its own thread and database connection; their results."""
-    barrier = threading.Barrier(len(jobs))
-    results = [None] * len(jobs)
-
-    def run(i, job):
-        try:
-            barrier.wait(timeout=30)
-            results[i] = job()
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
-            results[i] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(i, job)) for i, job in enumerate(jobs)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    return results
 
 
 def test_parallel_writers_on_one_tables_chain_number_it_without_gap_or_duplicate(make_table, dealer, supervisor):
@@ -64,7 +41,7 @@ def test_parallel_writers_on_one_tables_chain_number_it_without_gap_or_duplicate
 
     jobs = [lambda n=n: notes(n) for n in range(4)] + [lambda n=n: changes(busy.pk, n) for n in range(4)]
     jobs += [lambda n=n: changes(other.pk, n) for n in range(2)]
-    results = in_parallel(jobs)
+    results = at_once(*jobs)
     assert not [r for r in results if isinstance(r, BaseException)], results
 
     seqs = sorted([*RoundEvent.objects.filter(chain=key).values_list("chain_seq", flat=True),
@@ -99,7 +76,7 @@ def test_a_dealer_dealing_while_a_supervisor_changes_the_table_never_deadlocks(m
             table_update(table_id=table.pk, changes={"shift_minutes": 60 + n * ROUNDS + i}, actor=supervisor, source="api")
         return "changes"
 
-    results = in_parallel([deal] + [lambda n=n: changes(n) for n in range(3)])
+    results = at_once(*[deal] + [lambda n=n: changes(n) for n in range(3)])
     assert results == ["dealt", "changes", "changes", "changes"], results
     assert ChainHead.objects.get(key=key).seq == before + len(cards) + 3 * ROUNDS
     out = StringIO()

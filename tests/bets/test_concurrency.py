@@ -20,6 +20,7 @@ from bets.tasks import settle_round
 from tables.models import Round
 from tables.services import round_open
 from tests.bets.flow import D, EXAMPLE_2_CARDS, balance, entries_sum, finish_without_settling, quick_player
+from tests.parallel import at_once
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -29,28 +30,6 @@ ANDAR_50 = {"spot": "andar", "amount": "50"}
 
 def token_of(user) -> str:
     return "Token " + token_issue(user=user).key
-
-
-def in_parallel(jobs):
-    """Run the callables at once (released together by a barrier); their results in order."""
-    barrier = threading.Barrier(len(jobs))
-    results = [None] * len(jobs)
-
-    def run(i, job):
-        try:
-            barrier.wait(timeout=30)
-            results[i] = job()
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
-            results[i] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(i, job)) for i, job in enumerate(jobs)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    return results
 
 
 class Caller:
@@ -101,7 +80,7 @@ def test_fifty_simultaneous_bets_from_a_player_who_can_afford_ten(http, make_tab
     callers = http(*[alice] * 50)
     path = f"/api/rounds/{rnd.pk}/bets/"
 
-    results = in_parallel([lambda i=i: callers[i].post(path, {"spot": SPOTS[i % 5], "amount": "100"}) for i in range(50)])
+    results = at_once(*[lambda i=i: callers[i].post(path, {"spot": SPOTS[i % 5], "amount": "100"}) for i in range(50)])
 
     assert not [r for r in results if isinstance(r, BaseException)], results
     responses = [r[2] for r in results]
@@ -139,7 +118,7 @@ def test_a_bet_racing_the_close_is_accepted_before_it_or_refused(http, make_tabl
         betting_is_busy.wait(timeout=60)
         return closer.post(f"/api/rounds/{rnd.pk}/close-betting/")
 
-    *bettors, closing = in_parallel([lambda c=c: keep_betting(c) for c in bettors] + [close_when_busy])
+    *bettors, closing = at_once(*[lambda c=c: keep_betting(c) for c in bettors] + [close_when_busy])
     assert not [r for r in bettors + [closing] if isinstance(r, BaseException)], bettors + [closing]
     _, close_returned, close_response = closing
     assert close_response.status_code == 200, close_response.text
@@ -217,7 +196,7 @@ def test_two_settlements_at_once_pay_once(make_table, dealer):
     finish_without_settling(rnd, EXAMPLE_2_CARDS)
     before = {p.pk: balance(p) for p in players}
 
-    results = in_parallel([lambda: round_settle(round_id=rnd.pk), lambda: settle_round(rnd.pk)])  # the service, the task
+    results = at_once(*[lambda: round_settle(round_id=rnd.pk), lambda: settle_round(rnd.pk)])  # the service, the task
 
     assert sorted(results) == [False, True], results
     won = Bet.objects.filter(round=rnd, status="won")

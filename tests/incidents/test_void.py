@@ -3,7 +3,6 @@ whether the void is retried, races the settlement or races another void (real pa
 connections); a voided round is never settled again; the stream and players are told."""
 import asyncio
 import json
-import threading
 from decimal import Decimal
 
 import pytest
@@ -18,6 +17,7 @@ from tables import stream
 from incidents import services as incidents
 from tables.models import Incident
 from tables.transitions import check_transition
+from tests.parallel import at_once
 
 from .conftest import (
     assert_books_balance, balance, close, deal, fresh, ledger_snapshot, open_round, place, quick_player, raise_incident,
@@ -151,27 +151,8 @@ def test_a_voided_round_is_never_settled_again(dealer, supervisor, supervisor_ap
 # --- races on PostgreSQL: real parallel connections --------------------------------------------
 
 def race(*calls):
-    """Run the calls at the same moment, one thread (and database connection) each. Returns, for
-    each, ("ok", result) or ("error", exception)."""
-    barrier = threading.Barrier(len(calls))
-    results = [None] * len(calls)
-
-    def run(i, call):
-        try:
-            barrier.wait()
-            results[i] = ("ok", call())
-        except Exception as exc:  # noqa: BLE001 - reported to the test
-            results[i] = ("error", exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    assert all(r is not None for r in results), "a racer hung"
-    return results
+    """The calls at the same moment (tests.parallel.at_once): for each, ("ok", result) or ("error", exception)."""
+    return [("error", r) if isinstance(r, Exception) else ("ok", r) for r in at_once(*calls, timeout=60)]
 
 
 @pytest.fixture

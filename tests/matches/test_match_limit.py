@@ -10,7 +10,7 @@ from accounts.tokens import token_issue
 from studio.errors import ApplicationError
 from matches.services import match_create
 from tables.models import Match, Table
-from tests.bets.test_concurrency import in_parallel
+from tests.parallel import at_once
 from tests.servers import studio_server
 
 
@@ -53,7 +53,7 @@ def test_parallel_creates_in_the_service_never_exceed_the_limit(alice):
         except ApplicationError as exc:
             return exc.code
 
-    results = in_parallel([attempt] * 8)
+    results = at_once(*[attempt] * 8)
     assert sorted(map(str, results)).count("too_many_matches") == 5, results
     assert Match.objects.filter(created_by=alice).count() == Table.objects.count() == 3
 

@@ -1,39 +1,16 @@
 """Sign-ins at the same moment, each on its own PostgreSQL connection: one dealer per table and
 one table per dealer whatever the interleaving, and a swap of two dealers between two tables ends
 with both swapped, no deadlock, nothing half-applied."""
-import threading
 
 import pytest
-from django.db import connection
 
 from tables import shifts
 from tables.models import Shift
+from tests.parallel import at_once
 
 from ..conftest import make_user
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-
-def at_once(*calls):
-    """Run each call in its own thread (its own connection), released together; their results or errors."""
-    barrier = threading.Barrier(len(calls))
-    out = [None] * len(calls)
-
-    def run(i, call):
-        try:
-            barrier.wait()
-            out[i] = call()
-        except Exception as exc:  # noqa: BLE001 (the test looks at it)
-            out[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
-    return out
 
 
 def open_shifts():
