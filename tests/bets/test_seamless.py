@@ -435,3 +435,32 @@ def test_a_debit_arriving_after_its_rollback_is_refused_by_the_operator(world, w
     assert operator_wallet.call(operator=operator, action="debit", body=debit).code == "transaction_rolled_back"
     assert operator_wallet.call(operator=operator, action="rollback", body=rollback).balance == D("100")
     assert wallet.balance(debit["player_id"]) == D("100")
+
+
+def test_one_players_simultaneous_bets_never_pass_the_tables_limit_together(world, wallet, make_table):
+    """Two bets of one player at once, each within the limit but not both: whatever the order of
+    their debits and writes, one counts and the other is refused and rolled back at the operator."""
+    from tests.conftest import client_for
+    from tests.parallel import at_once
+
+    operator, _, dealer = world
+    small = make_table(currency="INR", betting_seconds=600, min_bet=10, max_bet=100, allow_both_sides=True)
+    pid = f"racer-{small.pk}"
+    wallet.players({pid: "1000"})
+    _, user = launched(pid, small)
+    rnd = round_open(table_id=small.pk, joker="KS", dealer=dealer)
+    token = user.api_tokens.first().key
+    clients = [client_for(None), client_for(None)]
+    for c in clients:
+        c.credentials(HTTP_AUTHORIZATION="Token " + token)
+    wallet.faults(latency_ms=200)  # both debits in flight together: both rule checks saw the other's bet not yet written
+    answers = at_once(lambda: bet(clients[0], rnd.pk, "andar", 60), lambda: bet(clients[1], rnd.pk, "first_andar", 60))
+    wallet.faults()
+    codes = sorted(a.status_code for a in answers)
+    assert codes == [201, 400], [a.content for a in answers]
+    assert Bet.objects.filter(round=rnd).count() == 1
+    drain()
+    assert wallet.balance(pid) == D("940")
+    # The refused one was refused before its debit (the other already written), or after it (rolled back).
+    assert T.objects.filter(kind="debit", status="ok").count() == 1
+    assert T.objects.filter(kind="debit", status="cancelled").count() == T.objects.filter(kind="rollback", status="ok").count() <= 1
