@@ -6,25 +6,26 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.permissions import IsAuthenticated
+from django.urls import reverse
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from studio.errors import InvalidInput, NotAllowed, NotFound
 from studio.parsers import CommonCaseNegotiation, JSONParser
-from studio.roles import SUPERVISOR, IsPlayer, has_role, roles_of
+from studio.roles import SUPERVISOR, IsPlayer, IsSupervisor, has_role, roles_of
 from tables.access import round_or_404
 from tables.serializers import money_field
 
-from . import services
+from . import seamless, services
 from .auth import BetTokenAuthentication
 from .history import my_rounds, my_rounds_detail
 from .ledger import wallet_get
-from .models import Bet, LedgerEntry
-from .selectors import round_bets
+from .models import Bet, LedgerEntry, WalletTransaction
+from .selectors import operators_overview, round_bets, wallet_transactions
 from .serializers import (
-    BetInputSerializer, BetSerializer, LedgerEntrySerializer, MeSerializer, MyRoundSerializer, PlacedBetSerializer,
-    RoundBetsSerializer,
+    BetInputSerializer, BetSerializer, LedgerEntrySerializer, MeSerializer, MyRoundSerializer, OperatorLaunchedSerializer,
+    OperatorLaunchSerializer, OperatorSerializer, PlacedBetSerializer, RoundBetsSerializer, WalletTransactionSerializer,
 )
 
 IDEMPOTENCY = OpenApiParameter("Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
@@ -36,6 +37,11 @@ class MeView(APIView):
 
     @extend_schema(responses=MeSerializer)
     def get(self, request):
+        at_operator = seamless.operator_balance(player=request.user)  # a seamless player: the operator's balance
+        if at_operator is not None:
+            balance, currency = at_operator
+            return Response(MeSerializer({"username": request.user.username, "roles": sorted(roles_of(request.user)),
+                                          "balance": balance, "currency": currency}).data)
         wallet = wallet_get(user=request.user)
         return Response(MeSerializer({"username": request.user.username, "roles": sorted(roles_of(request.user)),
                                       "balance": wallet.balance, "currency": wallet.currency}).data)
@@ -162,3 +168,60 @@ class BetDetailView(APIView):
         balance = services.bet_cancel(bet_id=pk, player=request.user)
         return Response(MeSerializer({"username": request.user.username, "roles": sorted(roles_of(request.user)),
                                       "balance": balance, "currency": "CHIPS"}).data)
+
+
+# --- operators (docs/OPERATORS.md) ------------------------------------------------------------------
+
+class OperatorSessionView(APIView):
+    """The operator's server launches a player: `X-Operator: CODE` and `X-Signature` (hex HMAC-SHA256 of
+    the raw body with the operator's secret). 201 with the player's token and the page's URL (a
+    one-time code, never the token). Refused with nothing created: 401 a bad or missing signature, an
+    unknown operator, a stale timestamp, a replayed body; 403 an inactive operator; 400 a bad field or
+    a currency the table does not play."""
+
+    permission_classes = [AllowAny]
+    authentication_classes = []
+
+    @extend_schema(request=OperatorLaunchSerializer, auth=[], responses={201: OperatorLaunchedSerializer},
+                   parameters=[OpenApiParameter("X-Operator", OpenApiTypes.STR, OpenApiParameter.HEADER, required=True),
+                               OpenApiParameter("X-Signature", OpenApiTypes.STR, OpenApiParameter.HEADER, required=True)])
+    def post(self, request):
+        launched = seamless.operator_launch(operator_code=request.headers.get("X-Operator"), signature=request.headers.get("X-Signature"),
+                                            body=request.body)
+        url = request.build_absolute_uri(reverse("operator-launch-page", kwargs={"code": launched["code"]}))
+        return Response({"token": launched["token"], "url": url}, status=status.HTTP_201_CREATED)
+
+
+class OperatorListView(APIView):
+    """Operators, read-only (supervisors): their wallet, currency, and how many transactions are
+    pending and stuck. The secret is never shown."""
+
+    permission_classes = [IsSupervisor]
+
+    @extend_schema(responses={200: OperatorSerializer(many=True)})
+    def get(self, request):
+        return Response(OperatorSerializer(operators_overview(), many=True).data)
+
+
+class WalletTransactionQuery(serializers.Serializer):
+    operator = serializers.CharField(required=False, max_length=32, help_text="An operator's code.")
+    status = serializers.ChoiceField(required=False, choices=WalletTransaction.Status.choices)
+    round = serializers.IntegerField(required=False, min_value=1, max_value=2**62)
+
+
+class WalletTransactionListView(generics.ListAPIView):
+    """Operators' wallet transactions (supervisors), the stuck first (unacknowledged past
+    SEAMLESS_ALERT_AFTER), then the pending, then the newest: `?status=pending`, `?operator=CODE`, `?round=ID`."""
+
+    serializer_class = WalletTransactionSerializer
+    permission_classes = [IsSupervisor]
+
+    @extend_schema(parameters=[WalletTransactionQuery])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self):
+        query = WalletTransactionQuery(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        return wallet_transactions(operator_code=data.get("operator"), status=data.get("status"), round_id=data.get("round"))

@@ -8,6 +8,7 @@ class BetsConfig(AppConfig):
     def ready(self):
         from tables import hooks  # the apps are ready: Django's documented place to connect receivers
 
-        from . import tasks
+        from . import outbox, tasks
 
         hooks.round_finished.connect(tasks.settle_when_finished, dispatch_uid="bets.settle_when_finished")
+        outbox.due.connect(tasks.send_when_due, dispatch_uid="bets.send_when_due")

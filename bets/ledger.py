@@ -31,7 +31,7 @@ from studio.errors import InvalidInput
 from studio.money import from_minor, to_minor
 from tables.models import Round
 
-from .models import Account, Bet, LedgerEntry
+from .models import Account, Bet, LedgerEntry, WalletTransaction
 
 K = LedgerEntry.Kind
 ACCOUNT = Account._meta.db_table
@@ -181,12 +181,17 @@ def _bet(bet_id: int, values: list, player) -> Bet:
 
 # --- a whole round at once -------------------------------------------------------------------------
 
-def wallets_lock(cur, *, round_id: int, statuses: tuple[str, ...]) -> None:
+def wallets_lock(cur, *, round_id: int, statuses: tuple[str, ...]) -> bool:
     """Lock the wallets of the round's bets in `statuses`, in id order, as every other path locks them
-    (PostgreSQL; SQLite serialises writers anyway)."""
+    (PostgreSQL; SQLite serialises writers anyway). Returns whether any of them is a seamless
+    player's (bets.seamless then writes the operators' side), read by the same statement."""
+    wallets = (f"SELECT id, operator_id FROM {ACCOUNT} WHERE id IN (SELECT account_id FROM {BET} WHERE round_id = %s "
+               f"AND status IN {_literal(statuses)}) ORDER BY id")
     if connection.vendor == "postgresql":
-        cur.execute(f"SELECT id FROM {ACCOUNT} WHERE id IN (SELECT account_id FROM {BET} WHERE round_id = %s "
-                    f"AND status IN {_literal(statuses)}) ORDER BY id FOR UPDATE", [round_id])
+        cur.execute(f"SELECT COALESCE(bool_or(w.operator_id IS NOT NULL), false) FROM ({wallets} FOR UPDATE) w", [round_id])
+    else:
+        cur.execute(f"SELECT COALESCE(MAX(w.operator_id IS NOT NULL), 0) FROM ({wallets}) w", [round_id])
+    return bool(cur.fetchone()[0])
 
 
 def round_entries(cur, *, round_id: int, kind: str, credit: str, statuses: tuple[str, ...], house_id: int, version: int,
@@ -225,3 +230,117 @@ def chips_set(*, user, balance: Decimal, currency: str = DEFAULT_CURRENCY) -> De
         if delta == 0:
             return wallet.balance
         return post(wallet=wallet, counter=mint_account(currency), amount=delta, kind=K.ISSUE, memo="set balance")
+
+
+# --- the seamless wallet (bets.seamless) -----------------------------------------------------------
+# A seamless player's money stays at their operator. The studio's ledger still records every move:
+# a confirmed debit brings the stake from the operator's account (kind `operator`, one per operator
+# and currency) into the player's wallet and, in the same statement, on to the house as the bet; a
+# settlement's credit takes what came back from the wallet to the operator's account, and rollbacks
+# undo debits and credits the same way. So a seamless player's wallet is zero between rounds, and an
+# operator account's balance is what that operator's players won from the house, net.
+
+def operator_account(*, operator_id: int, currency: str) -> Account:
+    account, _ = Account.objects.get_or_create(kind=Account.Kind.OPERATOR, operator_id=operator_id, currency=currency, user=None)
+    return account
+
+
+def seamless_wallet(*, user, operator_id: int, currency: str) -> Account:
+    """The seamless player's wallet in `currency` (created, or taken over from no operator, when missing);
+    the operator's and the house's accounts made on the way."""
+    wallet, _ = Account.objects.get_or_create(kind=Account.Kind.PLAYER, user=user, currency=currency, defaults={"operator_id": operator_id})
+    if wallet.operator_id != operator_id:
+        Account.objects.filter(pk=wallet.pk).update(operator_id=operator_id)
+        wallet.operator_id = operator_id
+    operator_account(operator_id=operator_id, currency=currency)
+    house_account(currency)
+    return wallet
+
+
+_SEAMLESS_STAKE_ENTRIES = (f"INSERT INTO {LEDGER} ({_ENTRY_COLUMNS}) VALUES "
+                           + ", ".join(["(%s, %s, %s, %s, %s, 0, '', %s)"] * 4))
+
+
+def seamless_stake(*, round_id: int, player, wallet: Account, house: Account, operator: Account, spot: str, amount: Decimal,
+                   idempotency_key: str | None) -> Bet:
+    """A bet whose stake the operator confirmed it debited: the bet, and the stake from the operator's
+    account through the player's wallet to the house (two pairs of entries; the wallet's balance does
+    not change). The caller holds the round's shared lock and the wallet's lock, and checked the rules."""
+    assert transaction.get_connection().in_atomic_block
+    now = timezone.now()
+    minor = to_minor(amount)
+    values = [round_id, player.pk, wallet.pk, spot, minor, Bet.Status.OPEN.value, 0, idempotency_key,
+              connection.ops.adapt_datetimefield_value(now), None]
+    bet = _bet(sql.fetch_one(INSERT_BET, values)[0], values, player)
+    at = connection.ops.adapt_datetimefield_value(now)
+    with connection.cursor() as cur:
+        # A new row version of the wallet, as every other change to the player's bets makes: an
+        # unlocked bet that read the wallet before this one then writes nothing (seamless_stake_if_unchanged).
+        cur.execute(f"UPDATE {ACCOUNT} SET balance = balance WHERE id = %s", [wallet.pk])
+        cur.execute(_SEAMLESS_STAKE_ENTRIES, [
+            wallet.pk, minor, K.OP_DEBIT, bet.pk, round_id, at, operator.pk, -minor, K.OP_DEBIT, bet.pk, round_id, at,
+            wallet.pk, -minor, K.BET, bet.pk, round_id, at, house.pk, minor, K.BET, bet.pk, round_id, at])
+    return bet
+
+
+def seamless_round_moves(*, round_id: int, kind: str, version: int, moves: list[tuple[int, int, Decimal, int | None]], memo: str) -> None:
+    """Moves between seamless wallets and their operators' accounts for a whole round (a settlement's
+    credits, a void's or a re-settlement's rollbacks): `moves` are (wallet id, operator account id,
+    amount into the wallet, bet id or None). One entry per move on its wallet, one per operator
+    account for their sum (unique per round, kind and version, as the house's), and each wallet's
+    balance moved by its sum. The caller holds the round's lock and the wallets'."""
+    assert transaction.get_connection().in_atomic_block
+    moves = [m for m in moves if m[2] != 0]
+    if not moves:
+        return
+    now = timezone.now()
+    entries, per_operator, per_wallet = [], {}, {}
+    for wallet_id, operator_id, amount, bet_id in moves:
+        entries.append(LedgerEntry(account_id=wallet_id, amount=amount, kind=kind, bet_id=bet_id, round_id=round_id, version=version,
+                                   memo="", created_at=now))
+        per_operator[operator_id] = per_operator.get(operator_id, Decimal("0")) + amount
+        per_wallet[wallet_id] = per_wallet.get(wallet_id, Decimal("0")) + amount
+    entries += [LedgerEntry(account_id=op, amount=-total, kind=kind, round_id=round_id, version=version, memo=memo, created_at=now)
+                for op, total in sorted(per_operator.items()) if total != 0]
+    LedgerEntry.objects.bulk_create(entries)
+    with connection.cursor() as cur:
+        for wallet_id, total in sorted(per_wallet.items()):
+            if total != 0:
+                cur.execute(f"UPDATE {ACCOUNT} SET balance = balance + %s WHERE id = %s", [to_minor(total), wallet_id])
+
+
+_WTX = WalletTransaction._meta.db_table
+_SEAMLESS_ENTRY = "%(round)s, 0, '', %(now)s FROM b"
+SEAMLESS_STAKE_IF_UNCHANGED = f"""
+WITH r AS (SELECT 1 FROM {Round._meta.db_table} WHERE id = %(round)s AND status = 'betting' AND closes_at > %(now)s FOR SHARE),
+d AS (SELECT id FROM {_WTX} WHERE id = %(debit)s AND status = 'pending' FOR UPDATE),
+w AS (UPDATE {ACCOUNT} SET balance = balance WHERE id = %(wallet)s AND xmin::text = %(seen)s
+      AND EXISTS (SELECT 1 FROM r) AND EXISTS (SELECT 1 FROM d) RETURNING id),
+b AS (INSERT INTO {BET} ({_BET_COLUMNS})
+      SELECT %(round)s, %(player)s, %(wallet)s, %(spot)s, %(amount)s, 'open', 0, %(key)s, %(now)s, NULL FROM w RETURNING id),
+l AS (INSERT INTO {LEDGER} ({_ENTRY_COLUMNS})
+      SELECT %(wallet)s, %(amount)s, 'op_debit', b.id, {_SEAMLESS_ENTRY} UNION ALL SELECT %(operator)s, -%(amount)s, 'op_debit', b.id, {_SEAMLESS_ENTRY}
+      UNION ALL SELECT %(wallet)s, -%(amount)s, 'bet', b.id, {_SEAMLESS_ENTRY} UNION ALL SELECT %(house)s, %(amount)s, 'bet', b.id, {_SEAMLESS_ENTRY}),
+u AS (UPDATE {_WTX} t SET status = 'ok', acknowledged_at = %(now)s, operator_balance = %(balance)s, bet_id = b.id FROM b
+      WHERE t.id = %(debit)s RETURNING t.id)
+SELECT b.id FROM b, u"""
+
+
+def seamless_stake_if_unchanged(*, round_id: int, player, wallet: Account, house: Account, operator_account_id: int, spot: str,
+                                amount: Decimal, idempotency_key: str | None, seen: str, debit_id: int,
+                                operator_balance: Decimal | None) -> Bet | None:
+    """PostgreSQL, autocommit: seamless_stake in one statement, with the debit confirmed (pending to
+    ok, its row locked first) and tied to the bet, if the round still takes bets and the wallet row
+    is still the version `seen` when the rules were checked (as bet_stake's guard); otherwise
+    nothing is written and None is returned (the caller takes the locked way)."""
+    now = timezone.now()
+    minor = to_minor(amount)
+    params = {"round": round_id, "player": player.pk, "wallet": wallet.pk, "house": house.pk, "operator": operator_account_id,
+              "spot": spot, "amount": minor, "key": idempotency_key, "now": now, "seen": seen, "debit": debit_id,
+              "balance": to_minor(operator_balance) if operator_balance is not None else None}
+    row = sql.fetch_one(SEAMLESS_STAKE_IF_UNCHANGED, params)
+    if row is None:
+        return None
+    values = [round_id, player.pk, wallet.pk, spot, minor, Bet.Status.OPEN.value, 0, idempotency_key,
+              connection.ops.adapt_datetimefield_value(now), None]
+    return _bet(row[0], values, player)

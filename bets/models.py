@@ -7,6 +7,7 @@ all balances is always zero, and players + house always equal the chips issued.
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from studio.money import MoneyField
 
@@ -16,10 +17,14 @@ class Account(models.Model):
         PLAYER = "player"
         HOUSE = "house"
         MINT = "mint"
+        OPERATOR = "operator"  # an operator's wallet, as the studio saw it move (seamless; one per operator and currency)
 
     kind = models.CharField(max_length=8, choices=Kind.choices)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="accounts")
     currency = models.CharField(max_length=8, default="CHIPS")
+    # A seamless operator's: its account (kind operator), or one of its players' wallets, through which
+    # that player's money passes while it is in the studio (zero between rounds).
+    operator = models.ForeignKey("accounts.Operator", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     # Denormalised sum of this account's entries, changed only with them in one transaction.
     balance = MoneyField(default=0)
 
@@ -27,7 +32,10 @@ class Account(models.Model):
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(fields=["user", "currency"], condition=Q(kind="player"), name="account_one_wallet_per_currency"),
-            models.UniqueConstraint(fields=["kind", "currency"], condition=Q(user__isnull=True), name="account_one_house_per_currency"),
+            models.UniqueConstraint(fields=["kind", "currency"], condition=Q(user__isnull=True, operator__isnull=True),
+                                    name="account_one_house_per_currency"),
+            models.UniqueConstraint(fields=["operator", "currency"], condition=Q(kind="operator"), name="account_one_per_operator_currency"),
+            models.CheckConstraint(condition=~Q(kind="operator") | Q(operator__isnull=False), name="account_operator_has_operator"),
             models.CheckConstraint(condition=Q(kind="player", user__isnull=False) | Q(~Q(kind="player"), user__isnull=True), name="account_owner_matches_kind"),
         ]
 
@@ -43,6 +51,11 @@ class LedgerEntry(models.Model):
         WIN = "win"              # stake + winnings credited at settlement
         REVERSAL = "reversal"    # a win taken back (void or re-settlement)
         REFUND = "refund"        # stake returned when a round is voided
+        # The seamless wallet (bets.seamless): money between an operator's wallet and its player's.
+        OP_DEBIT = "op_debit"    # a confirmed debit at the operator: into the player's wallet, for the bet
+        OP_CREDIT = "op_credit"  # what a settled round returns to the player, back to the operator
+        OP_RB_DEBIT = "op_rb_deb"   # a debit rolled back (a cancel, a void): the stake back to the operator
+        OP_RB_CREDIT = "op_rb_cred"  # a credit rolled back (a void or a re-settlement after settlement)
 
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries")
     amount = MoneyField(help_text="Signed: positive credits the account.")
@@ -100,3 +113,65 @@ class Bet(models.Model):
         ]
         indexes = [models.Index(fields=["player", "round"], name="bet_player_round_idx"),
                    models.Index(fields=["round", "player"], name="bet_round_player_idx")]
+
+
+class WalletTransaction(models.Model):
+    """One call to a seamless operator's wallet (docs/OPERATORS.md), written before it is sent: the
+    debits by bets.seamless as a bet is placed, the credits and rollbacks (the outbox) in the same
+    transaction as the settlement, void, cancel or re-settlement that causes them. `transaction_id`
+    is the protocol's id: one operation, always the same body, sent until acknowledged."""
+
+    class Kind(models.TextChoices):
+        DEBIT = "debit"
+        CREDIT = "credit"
+        ROLLBACK = "rollback"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"      # not acknowledged yet (a rollback refused by the operator stays pending: stuck, alerted)
+        OK = "ok"                # acknowledged by the operator
+        REFUSED = "refused"      # a debit the operator refused: no bet
+        CANCELLED = "cancelled"  # a debit whose outcome was unknown or came too late: rolled back by its rollback
+
+    transaction_id = models.CharField(max_length=64, unique=True)
+    operator = models.ForeignKey("accounts.Operator", on_delete=models.PROTECT, related_name="+")
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    amount = MoneyField()
+    currency = models.CharField(max_length=8)
+    round = models.ForeignKey("tables.Round", on_delete=models.PROTECT, related_name="+", db_index=False)
+    bet = models.ForeignKey(Bet, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    reference = models.OneToOneField("self", on_delete=models.PROTECT, null=True, blank=True, related_name="rolled_back_by",
+                                     help_text="A rollback: the debit or credit it undoes (one rollback each).")
+    # Sent only once this one is acknowledged (a credit's rollback after the credit, a new credit after the old one's rollback).
+    after = models.ForeignKey("self", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    settlement_version = models.PositiveIntegerField(default=0)
+    idempotency_key = models.CharField(max_length=80, null=True, blank=True)
+    body = models.JSONField(help_text="The request's body, the same on every attempt.")
+    attempts = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(default=timezone.now)
+    last_error = models.CharField(max_length=200, blank=True, default="")
+    operator_balance = MoneyField(null=True, blank=True, help_text="The balance the operator answered with.")
+    created_at = models.DateTimeField(default=timezone.now)
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gte=0), name="wallet_transaction_amount_not_negative"),
+            # A credit per player per round per settlement version; a debit per bet.
+            models.UniqueConstraint(fields=["round", "player", "settlement_version"], condition=Q(kind="credit"),
+                                    name="wallet_transaction_one_credit"),
+            models.UniqueConstraint(fields=["bet"], condition=Q(kind="debit"), name="wallet_transaction_one_debit_per_bet"),
+            models.UniqueConstraint(fields=["player", "idempotency_key"], condition=Q(idempotency_key__isnull=False),
+                                    name="wallet_transaction_idempotency"),
+        ]
+        indexes = [
+            models.Index(fields=["round", "player"], name="wtx_round_idx"),
+            # The sweeper's rows: the unacknowledged ones.
+            models.Index(fields=["next_attempt_at"], condition=Q(status="pending"), name="wtx_pending_idx"),
+            models.Index(fields=["operator", "-id"], name="wtx_operator_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.kind} {self.transaction_id} {self.amount} {self.status}"

@@ -43,7 +43,7 @@ _MINE = f"FROM {BET} b WHERE b.round_id = r.id AND b.player_id = a.user_id AND b
 # The round, the player's wallet (a) in its currency, the house, the player's open stake and main side.
 _MAIN_SPOTS = ", ".join(f"'{side.value}'" for side in Side)  # the two main bets, from the engine (constants, not input)
 _CONTEXT_COLUMNS = (f"{_ROUND_COLUMNS}, a.id, a.balance, {HOUSE_OF_WALLET}, (SELECT COALESCE(SUM(b.amount), 0) {_MINE}), "
-                    f"(SELECT MIN(b.spot) {_MINE} AND b.spot IN ({_MAIN_SPOTS}))")
+                    f"(SELECT MIN(b.spot) {_MINE} AND b.spot IN ({_MAIN_SPOTS})), a.operator_id")
 
 
 def _wallet_join(currency: str, user: str = "%s") -> str:
@@ -62,7 +62,7 @@ def _unlocked(user: str = "%s") -> str:
 _UNLOCKED = _unlocked()
 
 
-_CONTEXT_WIDTH = len(ROUND_FIELDS) + 6  # the context's columns and the wallet's version
+_CONTEXT_WIDTH = len(ROUND_FIELDS) + 7  # the context's columns and the wallet's version
 
 
 @functools.cache
@@ -99,6 +99,7 @@ class BetContext:
     staked: Decimal  # the player's open bets in this round
     main_side: str | None  # "andar" or "bahar" if the player has an open bet on one
     seen: str | None = None  # read unlocked: the wallet row's version (xmin)
+    operator_id: int | None = None  # a seamless player's operator (bets.seamless): the money is at the operator
 
 
 def lock_round_for_betting(round_id: int) -> Round:
@@ -145,7 +146,8 @@ def _seen(row, player) -> BetContext | None:
 def _context(row, player, seen: str | None = None) -> BetContext:
     n = len(ROUND_FIELDS)
     rnd = sql.instance(Round, ROUND_FIELDS, row[:n])
-    wallet_id, balance, house_id, staked, main_side = row[n:]
+    wallet_id, balance, house_id, staked, main_side, operator_id = row[n:]
     wallet, house = accounts_from_row(user_id=player.pk, currency=rnd.settings["currency"], wallet_id=wallet_id,
                                       balance_minor=balance, house_id=house_id)
-    return BetContext(rnd, wallet, house, from_minor(staked), main_side, seen)
+    wallet.operator_id = operator_id
+    return BetContext(rnd, wallet, house, from_minor(staked), main_side, seen, operator_id)

@@ -10,6 +10,7 @@ from tables import hooks, stream, transitions
 from tables.events import BetRefunded
 from tables.models import Round
 
+from . import seamless
 from .ledger import BET, house_account, round_entries, wallets_lock
 from .models import Bet, LedgerEntry
 from .settlement import reverse_wins
@@ -25,14 +26,19 @@ def round_refund_all(*, rnd: Round, version: int) -> dict:
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     house = house_account(rnd.settings["currency"])
     with connection.cursor() as cur:
-        wallets_lock(cur, round_id=rnd.pk, statuses=REFUNDABLE)
+        has_seamless = wallets_lock(cur, round_id=rnd.pk, statuses=REFUNDABLE)
     if rnd.status == Round.Status.SETTLED:  # its bets still as settled: reactions take the settlement back
         transitions.audit_hold(table_id=rnd.table_id)
-        hooks.round_unsettling.send(sender=Round, rnd=rnd)
+        hooks.round_unsettling.send(sender=Round, rnd=rnd, seamless=has_seamless)
     with connection.cursor() as cur:
         reverse_wins(cur, round_id=rnd.pk, house_id=house.pk, version=version, now=now)
         round_entries(cur, round_id=rnd.pk, kind=LedgerEntry.Kind.REFUND, credit="amount", statuses=REFUNDABLE, house_id=house.pk,
                       version=version, now=now, memo="round refunded")
+    if has_seamless:  # the operators get the stakes back (and the winnings back from them): rollbacks, through the outbox
+        if rnd.status == Round.Status.SETTLED:
+            seamless.credits_rollback(rnd=rnd, version=version)
+        seamless.debits_rollback(rnd=rnd, version=version, statuses=REFUNDABLE)
+    with connection.cursor() as cur:
         cur.execute(f"SELECT COUNT(*), COALESCE(SUM(amount), 0) FROM {BET} WHERE round_id = %s AND status IN ('open', 'won', 'lost')", [rnd.pk])
         count, refunded = cur.fetchone()
         cur.execute(f"UPDATE {BET} SET status = 'refunded', payout = amount, settled_at = %s "
@@ -46,9 +52,10 @@ def notify_refunds(*, round_id: int) -> int:
     """After commit: each affected player's refunds and new balance, one personal message each."""
     per_player: dict[int, dict] = {}
     rows = Bet.objects.filter(round_id=round_id, status=Bet.Status.REFUNDED).values_list(
-        "player_id", "id", "spot", "amount", "account__balance")
-    for player_id, bet_id, spot, amount, balance in rows.iterator(chunk_size=5000):
-        entry = per_player.setdefault(player_id, {"round": round_id, "bets": [], "refunded": 0, "balance": str(balance)})
+        "player_id", "id", "spot", "amount", "account__balance", "account__operator_id")
+    for player_id, bet_id, spot, amount, balance, operator_id in rows.iterator(chunk_size=5000):
+        shown = None if operator_id is not None else str(balance)  # a seamless player's balance is the operator's
+        entry = per_player.setdefault(player_id, {"round": round_id, "bets": [], "refunded": 0, "balance": shown})
         entry["bets"].append({"bet": bet_id, "spot": spot, "amount": str(amount), "status": "refunded"})
         entry["refunded"] += amount
     events = [(pid, BetRefunded(**{**e, "refunded": str(e["refunded"])})) for pid, e in per_player.items()]

@@ -1,8 +1,13 @@
+from datetime import timedelta
 from decimal import Decimal
 
-from django.db.models import Count, Sum
+from django.conf import settings
+from django.db.models import BooleanField, Case, Count, Q, Sum, Value, When
+from django.utils import timezone
 
-from .models import Bet
+from accounts.models import Operator
+
+from .models import Bet, WalletTransaction
 
 
 def round_bets(*, round_id: int, player=None) -> dict:
@@ -18,3 +23,32 @@ def round_bets(*, round_id: int, player=None) -> dict:
         "staked": sum((Decimal(t["staked"]) for t in totals.values()), Decimal("0.00")),
         "paid": sum((Decimal(t["paid"]) for t in totals.values()), Decimal("0.00")),
     }
+
+
+def wallet_transactions(*, operator_code: str | None = None, status: str | None = None, round_id: int | None = None):
+    """An operator's (or every operator's) wallet transactions for the supervisors: the stuck first
+    (unacknowledged the longest), then the newest. `status=pending`: only the unacknowledged."""
+    from_now = timezone.now() - timedelta(seconds=settings.SEAMLESS_ALERT_AFTER)
+    rows = WalletTransaction.objects.select_related("operator", "player", "reference")
+    if operator_code:
+        rows = rows.filter(operator__code=operator_code)
+    if status:
+        rows = rows.filter(status=status)
+    if round_id:
+        rows = rows.filter(round_id=round_id)
+    stuck = Case(When(status=WalletTransaction.Status.PENDING, created_at__lt=from_now, then=Value(True)), default=Value(False),
+                 output_field=BooleanField())
+    pending_first = Case(When(status=WalletTransaction.Status.PENDING, then=Value(0)), default=Value(1))
+    return rows.annotate(stuck=stuck, pending_first=pending_first).order_by("-stuck", "pending_first", "-id")
+
+
+def operators_overview() -> list[dict]:
+    """Every operator (never its secret) with how many of its transactions are pending and stuck."""
+    from_now = timezone.now() - timedelta(seconds=settings.SEAMLESS_ALERT_AFTER)
+    pending = Count("id", filter=Q(status=WalletTransaction.Status.PENDING))
+    stuck = Count("id", filter=Q(status=WalletTransaction.Status.PENDING, created_at__lt=from_now))
+    counts = {row["operator_id"]: row for row in
+              WalletTransaction.objects.order_by().values("operator_id").annotate(pending=pending, stuck=stuck)}
+    return [{"code": op.code, "name": op.name, "wallet": op.wallet, "wallet_url": op.wallet_url, "currency": op.currency,
+             "active": op.active, "pending": counts.get(op.pk, {}).get("pending", 0), "stuck": counts.get(op.pk, {}).get("stuck", 0)}
+            for op in Operator.objects.order_by("code")]

@@ -76,3 +76,54 @@ class MyRoundSerializer(serializers.Serializer):
     returned = money_field(allow_null=True, help_text="Everything that came back, once the round is settled or voided.")
     net = money_field(allow_null=True, help_text="returned - staked, once the round is settled or voided.")
     void_reason = serializers.CharField(allow_null=True, help_text="Why a supervisor voided the round (your stakes were refunded).")
+
+
+class OperatorLaunchSerializer(serializers.Serializer):
+    """The launch's body, as documented (docs/OPERATORS.md); the service reads the raw body it was signed over."""
+    player_id = serializers.CharField(max_length=64)
+    display_name = serializers.CharField(max_length=150, required=False)
+    currency = serializers.CharField(max_length=8)
+    table = serializers.IntegerField()
+    language = serializers.ChoiceField(choices=["en", "hi", "ne", "vi", "ja"], required=False)
+    timestamp = serializers.IntegerField(help_text="Unix seconds; refused more than 5 minutes away from the studio's clock.")
+
+    class Meta:
+        ref_name = "OperatorLaunch"
+
+
+class OperatorLaunchedSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text="The player's API and stream token.")
+    url = serializers.CharField(help_text="The player page, opened once by its one-time code, in the launch's language.")
+
+
+class OperatorSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    name = serializers.CharField()
+    wallet = serializers.CharField()
+    wallet_url = serializers.CharField()
+    currency = serializers.CharField()
+    active = serializers.BooleanField()
+    pending = serializers.IntegerField(help_text="Transactions not acknowledged yet.")
+    stuck = serializers.IntegerField(help_text="Of those, unacknowledged for longer than SEAMLESS_ALERT_AFTER seconds (alerted).")
+
+
+class WalletTransactionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    transaction_id = serializers.CharField()
+    operator = serializers.CharField(source="operator.code")
+    player = serializers.CharField(source="player.username")
+    player_id = serializers.CharField(source="body.player_id")
+    kind = serializers.CharField()
+    status = serializers.CharField()
+    stuck = serializers.BooleanField(help_text="Unacknowledged for longer than SEAMLESS_ALERT_AFTER seconds.")
+    amount = money_field()
+    currency = serializers.CharField()
+    round = serializers.IntegerField(source="round_id")
+    bet = serializers.IntegerField(source="bet_id", allow_null=True)
+    reference = serializers.CharField(source="reference.transaction_id", allow_null=True, default=None)
+    attempts = serializers.IntegerField()
+    next_attempt_at = serializers.DateTimeField()
+    last_error = serializers.CharField()
+    operator_balance = money_field(allow_null=True)
+    created_at = serializers.DateTimeField()
+    acknowledged_at = serializers.DateTimeField(allow_null=True)

@@ -17,7 +17,8 @@ from engine import Side, offered_spots
 from tables.models import Round
 from tables.selectors import round_config
 
-from .ledger import bet_stake, post, wallet_and_house, wallet_get
+from . import seamless
+from .ledger import bet_stake, post, wallet_and_house, wallet_balance_now, wallet_get
 from .models import Bet, LedgerEntry
 from .placing import BetContext, bet_context, lock_round_for_betting
 
@@ -90,6 +91,9 @@ def _bet_place(wanted: Wanted) -> tuple[Bet, bool]:
                 return placed, True
         with transaction.atomic():
             return _place(wanted, locked=True), True
+    except _Seamless as seamless_player:
+        return seamless.bets_place(player=wanted.player, round_id=wanted.round_id, wanted=[wanted], check=_check,
+                                   context=seamless_player.context)[0], True
     except IntegrityError:
         replayed = _replay(wanted)  # the same key raced itself: the other request won
         if replayed is None:
@@ -117,10 +121,22 @@ def _place(wanted: Wanted, *, locked: bool) -> Bet | None:
         context = bet_context(round_id=wanted.round_id, player=wanted.player, locked=locked)
     if context is None:
         return None
+    if context.operator_id is not None:
+        if wanted.via_match:
+            raise WrongMoment("Match tables are played with the studio's chips, not an operator's money.", code="match_table")
+        raise _Seamless(context)  # (locked: rolls its transaction back) the operator's money, placed by bets.seamless
     stake = _check(context, wanted)
     written = bet_stake(round_id=context.round.pk, player=wanted.player, wallet=context.wallet, house=context.house,
                         spot=wanted.spot, amount=stake, idempotency_key=wanted.idempotency_key, seen=context.seen)
     return None if written is None else _placed(*written)
+
+
+class _Seamless(Exception):
+    """The player bets with an operator's money: their bets go through bets.seamless, outside any transaction."""
+
+    def __init__(self, context: BetContext):
+        super().__init__("seamless")
+        self.context = context
 
 
 def _replay(wanted: Wanted) -> Bet | None:
@@ -163,14 +179,14 @@ def _check(context: BetContext, wanted: Wanted) -> Decimal:
     if spot in MAIN and not limits["allow_both_sides"] and context.main_side not in (None, spot):
         raise invalid("spot", f"You already bet on {context.main_side.capitalize()}: one main side a round at this table.",
                       code="both_sides")
-    if amount > wallet.balance:
+    if context.operator_id is None and amount > wallet.balance:  # a seamless player's money is at the operator (bets.seamless)
         raise InvalidInput("Not enough chips for this bet.", code="insufficient_funds",
                                fields={"amount": [f"Your balance is {wallet.balance}."]})
     total = context.staked + amount
     max_bet, min_bet = Decimal(limits["max_bet"]), Decimal(limits["min_bet"])
     if total > max_bet:
         raise invalid("amount", f"At most {max_bet} a round at this table (you would stake {total}).", code="over_max_bet")
-    if total < min_bet and amount != wallet.balance:
+    if total < min_bet and (context.operator_id is not None or amount != wallet.balance):
         raise invalid("amount", f"At least {min_bet} a round at this table (or everything you have left).", code="under_min_bet")
     return amount
 
@@ -196,6 +212,10 @@ def bet_cancel(*, bet_id: int, player) -> Decimal:
         if Bet.objects.filter(pk=bet.pk, status=Bet.Status.OPEN).update(status=Bet.Status.CANCELLED) != 1:
             raise WrongMoment("This bet was already taken back.", code="bet_not_open")
         balance = post(wallet=wallet, counter=house, amount=bet.amount, kind=LedgerEntry.Kind.CANCEL, bet=bet, round_id=rnd.pk)
+        if bet.account.operator_id is not None:  # the stake goes back to the operator (a rollback of its debit)
+            wallet.operator_id = bet.account.operator_id
+            seamless.bet_cancelled(bet=bet, wallet=wallet)
+            balance = wallet_balance_now(wallet)
         stream.user_event(player.pk, BetCancelled(round=rnd.pk, bet=bet.pk, spot=bet.spot, amount=str(bet.amount), balance=str(balance)))
         return balance
 
@@ -212,6 +232,11 @@ def bet_repeat(*, round_id: int, player) -> list[Bet]:
             raise WrongMoment("You have no previous bets at this table to repeat.", code="nothing_to_repeat")
         wanted = list(Bet.objects.filter(player=player, round_id=previous).exclude(status=Bet.Status.CANCELLED)
                       .order_by("id").values_list("spot", "amount"))
+        seamless_player = Bet.objects.filter(player=player, round_id=previous, account__operator__isnull=False).exists()
+    if seamless_player:  # each debit at the operator, outside the transaction; all or none
+        return seamless.bets_place(player=player, round_id=rnd.pk, wanted=[Wanted(rnd.pk, player, s, a) for s, a in wanted], check=_check)
+    with transaction.atomic():
+        rnd = lock_round_for_betting(round_id)
         placed = []
         for spot, amount in wanted:
             try:

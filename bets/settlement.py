@@ -23,6 +23,7 @@ from tables.models import Round
 from tables.selectors import round_config, round_deal, round_totals
 from tables.transitions import transition_or_refuse
 
+from . import seamless
 from .ledger import BET, house_account, round_entries, wallets_lock
 from .models import Bet, LedgerEntry
 
@@ -77,11 +78,14 @@ def round_resettle(*, rnd: Round, actor=None) -> None:
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     house = house_account(rnd.settings["currency"])
     with connection.cursor() as cur:
-        wallets_lock(cur, round_id=rnd.pk, statuses=SETTLED)
+        has_seamless = wallets_lock(cur, round_id=rnd.pk, statuses=SETTLED)
     transitions.audit_hold(table_id=rnd.table_id)
-    hooks.round_unsettling.send(sender=Round, rnd=rnd)  # the bets still as settled: reactions take them back
+    hooks.round_unsettling.send(sender=Round, rnd=rnd, seamless=has_seamless)  # the bets still as settled: reactions take them back
     with connection.cursor() as cur:
         reverse_wins(cur, round_id=rnd.pk, house_id=house.pk, version=version, now=now)
+    if has_seamless:  # the operators' credits rolled back; new ones go with the new settlement
+        seamless.credits_rollback(rnd=rnd, version=version)
+    with connection.cursor() as cur:
         cur.execute(f"UPDATE {BET} SET status = 'open', payout = 0, settled_at = NULL WHERE round_id = %s AND status IN ('won', 'lost')", [rnd.pk])
     _settle(rnd, frm=Round.Status.SETTLED, action="resettled", actor=actor, version=version)
 
@@ -103,7 +107,7 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
     house = house_account(rnd.settings["currency"])
     status_sql, payout_sql, case_params = _payout_case(odds, unit)
     with connection.cursor() as cur:
-        wallets_lock(cur, round_id=round_id, statuses=(Bet.Status.OPEN,))
+        has_seamless = wallets_lock(cur, round_id=round_id, statuses=(Bet.Status.OPEN,))
         cur.execute(f"UPDATE {BET} SET status = {status_sql}, payout = {payout_sql}, settled_at = %s "
                     f"WHERE round_id = %s AND status = 'open'", case_params + [now, round_id])
         round_entries(cur, round_id=round_id, kind=LedgerEntry.Kind.WIN, credit="payout", statuses=(Bet.Status.WON,), house_id=house.pk,
@@ -112,8 +116,11 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
                     f"WHERE round_id = %s AND status IN ('won', 'lost')", [round_id])
         count, staked, paid = cur.fetchone()
     staked, paid = from_minor(staked), from_minor(paid)
+    data = {"version": version, "winner": outcome.winner.value, "bets": count, "staked": str(staked), "paid": str(paid)}
+    if has_seamless:  # what came back to seamless players goes to their operators (credits, through the outbox), in the chain too
+        data["operators"] = seamless.round_credits(rnd=rnd, version=version)
     transition_or_refuse(round_id=round_id, frm=frm, to=Round.Status.SETTLED, actor=actor, action=action,
-                         data={"version": version, "winner": outcome.winner.value, "bets": count, "staked": str(staked), "paid": str(paid)},
+                         data=data,
                          table_id=rnd.table_id,
                          settled_at=timezone.now(), settlement_version=version, bet_count=count, total_staked=staked, total_paid=paid)
     rnd.refresh_from_db()
@@ -126,7 +133,7 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
 
     transaction.on_commit(counted)
     stream.table_event(rnd.table_id, rnd.pk, RoundSettled(winner=rnd.winner, totals=round_totals(rnd), version=version))
-    hooks.round_settled.send(sender=Round, rnd=rnd)
+    hooks.round_settled.send(sender=Round, rnd=rnd, seamless=has_seamless)
     transaction.on_commit(lambda: notify_players(round_id=round_id))
 
 
@@ -134,9 +141,10 @@ def notify_players(*, round_id: int) -> int:
     """After commit: each player's result of the round, as one personal `bet.settled` message."""
     per_player: dict[int, dict] = {}
     rows = Bet.objects.filter(round_id=round_id, status__in=[Bet.Status.WON, Bet.Status.LOST]).values_list(
-        "player_id", "id", "spot", "amount", "status", "payout", "account__balance")
-    for player_id, bet_id, spot, amount, status, payout, balance in rows.iterator(chunk_size=5000):
-        entry = per_player.setdefault(player_id, {"round": round_id, "bets": [], "payout": 0, "staked": 0, "balance": str(balance)})
+        "player_id", "id", "spot", "amount", "status", "payout", "account__balance", "account__operator_id")
+    for player_id, bet_id, spot, amount, status, payout, balance, operator_id in rows.iterator(chunk_size=5000):
+        shown = None if operator_id is not None else str(balance)  # a seamless player's balance is the operator's
+        entry = per_player.setdefault(player_id, {"round": round_id, "bets": [], "payout": 0, "staked": 0, "balance": shown})
         entry["bets"].append({"bet": bet_id, "spot": spot, "amount": str(amount), "status": status, "payout": str(payout)})
         entry["payout"] += payout
         entry["staked"] += amount

@@ -11,4 +11,7 @@ urlpatterns = [
     path("rounds/<id:pk>/bets/", api.RoundBetsView.as_view(), name="round-bets"),
     path("rounds/<id:pk>/bets/repeat/", api.RoundBetsRepeatView.as_view(), name="round-bets-repeat"),
     path("bets/<id:pk>/", api.BetDetailView.as_view(), name="bet-detail"),
+    path("operator/sessions/", api.OperatorSessionView.as_view(), name="operator-sessions"),
+    path("operator/transactions/", api.WalletTransactionListView.as_view(), name="operator-transactions"),
+    path("operators/", api.OperatorListView.as_view(), name="operators"),
 ]

@@ -60,10 +60,11 @@ class IntegritySerializer(serializers.Serializer):
 
 class AlertSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    subject = serializers.ChoiceField(choices=["table", "dealer"])
+    subject = serializers.ChoiceField(choices=["table", "dealer", "operator"])
     table = serializers.IntegerField(allow_null=True)
     dealer = serializers.IntegerField(allow_null=True)
-    name = serializers.CharField(help_text="The table's name or the dealer's username.")
+    operator = serializers.IntegerField(allow_null=True, help_text="An operator's wallet transactions unacknowledged too long (docs/OPERATORS.md).")
+    name = serializers.CharField(help_text="The table's name, the dealer's username or the operator's code.")
     check = serializers.CharField()
     statistic = serializers.IntegerField(help_text="The statistic when the alert was raised.")
     threshold = serializers.IntegerField()

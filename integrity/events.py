@@ -17,10 +17,11 @@ from tables.events import Event
 
 class AlertInfo(TypedDict):
     id: int
-    subject: str  # "table" or "dealer"
+    subject: str  # "table", "dealer" or "operator"
     table: int | None
     dealer: int | None
-    name: str  # the table's name or the dealer's username
+    operator: int | None
+    name: str  # the table's name, the dealer's username or the operator's code
     check: str
     statistic: int
     threshold: int

@@ -11,10 +11,12 @@ class Monitor(models.Model):
     class Kind(models.TextChoices):
         TABLE = "table"
         DEALER = "dealer"
+        OPERATOR = "operator"  # a seamless operator's wallet transactions (integrity.services.wallet_alerts_raise)
 
-    kind = models.CharField(max_length=6, choices=Kind.choices)
+    kind = models.CharField(max_length=8, choices=Kind.choices)
     table = models.ForeignKey(Table, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
     dealer = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    operator = models.ForeignKey("accounts.Operator", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
     state = models.JSONField(help_text="engine.integrity.initial_state(), updated once per round.")
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -23,9 +25,11 @@ class Monitor(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["table"], condition=Q(kind="table"), name="monitor_one_per_table"),
             models.UniqueConstraint(fields=["dealer"], condition=Q(kind="dealer"), name="monitor_one_per_dealer"),
+            models.UniqueConstraint(fields=["operator"], condition=Q(kind="operator"), name="monitor_one_per_operator"),
             models.CheckConstraint(
-                condition=(Q(kind="table", table__isnull=False, dealer__isnull=True)
-                           | Q(kind="dealer", dealer__isnull=False, table__isnull=True)),
+                condition=(Q(kind="table", table__isnull=False, dealer__isnull=True, operator__isnull=True)
+                           | Q(kind="dealer", dealer__isnull=False, table__isnull=True, operator__isnull=True)
+                           | Q(kind="operator", operator__isnull=False, table__isnull=True, dealer__isnull=True)),
                 name="monitor_subject_matches_kind"),
         ]
 

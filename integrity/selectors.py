@@ -11,13 +11,15 @@ from .models import Alert, Baseline, Monitor
 
 def alert_info(alert: Alert) -> dict:
     monitor = alert.monitor
-    is_table = monitor.kind == Monitor.Kind.TABLE
+    name = {Monitor.Kind.TABLE: lambda: monitor.table.name, Monitor.Kind.DEALER: lambda: monitor.dealer.username,
+            Monitor.Kind.OPERATOR: lambda: monitor.operator.code}[monitor.kind]()
     return {
         "id": alert.pk,
         "subject": monitor.kind,
         "table": monitor.table_id,
         "dealer": monitor.dealer_id,
-        "name": monitor.table.name if is_table else monitor.dealer.username,
+        "operator": monitor.operator_id,
+        "name": name,
         "check": alert.check_name,
         "statistic": alert.statistic,
         "threshold": alert.threshold,
@@ -30,7 +32,7 @@ def alert_info(alert: Alert) -> dict:
 
 
 def alerts(*, status: str | None = None, limit: int = 200) -> list[dict]:
-    rows = Alert.objects.select_related("monitor__table", "monitor__dealer", "acknowledged_by")
+    rows = Alert.objects.select_related("monitor__table", "monitor__dealer", "monitor__operator", "acknowledged_by")
     if status == "open":
         rows = rows.filter(acknowledged_at__isnull=True)
     elif status == "acknowledged":

@@ -14,10 +14,12 @@ from __future__ import annotations
 import dataclasses
 import json
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
 import engine.integrity as ig
+from bets.outbox import operators_with_stuck
 from studio.errors import NotFound, WrongMoment, invalid
 from tables.access import PERSON, round_driver
 from tables.models import DealtCard, Round, RoundEvent
@@ -171,8 +173,31 @@ def alert_acknowledge(*, alert_id: int, actor, note: str) -> Alert:
     if done != 1:
         raise WrongMoment("This alert was already acknowledged.", code="alert_acknowledged",
                           extra={"acknowledged_by": alert.acknowledged_by.username if alert.acknowledged_by_id else None})
-    monitor.state = ig.reset(monitor.state, alert.check_name)
-    monitor.save(update_fields=["state", "updated_at"])
-    alert = Alert.objects.select_related("monitor__table", "monitor__dealer", "acknowledged_by").get(pk=alert_id)
+    if alert.check_name in ig.CHECKS:  # the engine's checks start afresh; an operator's wallet check has no state
+        monitor.state = ig.reset(monitor.state, alert.check_name)
+        monitor.save(update_fields=["state", "updated_at"])
+    alert = Alert.objects.select_related("monitor__table", "monitor__dealer", "monitor__operator", "acknowledged_by").get(pk=alert_id)
     stream.supervisor_event(events.AlertAcknowledged(alert=alert_info(alert)))
     return alert
+
+
+WALLET_CHECK = "wallet_unacknowledged"
+
+
+def wallet_alerts_raise() -> int:
+    """Beat, every SEAMLESS_SWEEP_SECONDS: an alert for each operator with wallet transactions
+    unacknowledged for longer than SEAMLESS_ALERT_AFTER seconds (bets.outbox), unless one is open
+    already: the statistic is how many, the threshold the seconds. Acknowledged while some are still
+    stuck, it is raised again. Returns how many were raised."""
+    raised = 0
+    for operator_id, stuck in sorted(operators_with_stuck().items()):
+        with transaction.atomic():
+            monitor, _ = Monitor.objects.select_for_update().get_or_create(kind=Monitor.Kind.OPERATOR, operator_id=operator_id,
+                                                                           defaults={"state": {}})
+            if Alert.objects.filter(monitor=monitor, check_name=WALLET_CHECK, acknowledged_at__isnull=True).exists():
+                continue
+            alert = Alert.objects.create(monitor=monitor, check_name=WALLET_CHECK, statistic=stuck, threshold=settings.SEAMLESS_ALERT_AFTER)
+            alert = Alert.objects.select_related("monitor__operator").get(pk=alert.pk)
+            stream.supervisor_event(events.AlertRaised(alert=alert_info(alert)))
+            raised += 1
+    return raised

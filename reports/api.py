@@ -58,7 +58,8 @@ class WhenField(serializers.Field):
 
 
 class ReportQuery(serializers.Serializer):
-    group = serializers.ChoiceField(choices=GROUPS, help_text="One row per table, dealer, shift, day (TIME_ZONE) or hour (UTC).")
+    group = serializers.ChoiceField(choices=GROUPS, help_text="One row per table, dealer, shift, day (TIME_ZONE), hour (UTC) or operator "
+                                    "(each seamless operator's players, and `studio`: the studio's own wallets).")
     start = WhenField(help_text="The period's start, inclusive: a date (midnight in the studio's TIME_ZONE) or a datetime on the hour.")
     end = WhenField(help_text="The period's end, exclusive: a date (midnight in the studio's TIME_ZONE) or a datetime on the hour.")
     table = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID, help_text="Only this table (its id).")
@@ -76,6 +77,8 @@ class ReportQuery(serializers.Serializer):
             raise serializers.ValidationError({"to": ["Must be after `from`."]})
         if end - start > timedelta(days=MAX_DAYS):
             raise serializers.ValidationError({"to": [f"A report covers at most {MAX_DAYS} days."]})
+        if attrs["group"] == "operator" and attrs.get("dealer") is not None:
+            raise serializers.ValidationError({"dealer": ["A report grouped by operator is not filtered by dealer."]})
         if attrs["group"] == "hour" and end - start > timedelta(hours=MAX_HOURS):
             raise serializers.ValidationError({"to": ["Grouped by hour, a report covers at most 31 days."]})
         return attrs
@@ -100,8 +103,9 @@ class ReportSpotSerializer(serializers.Serializer):
 
 
 class ReportRowSerializer(serializers.Serializer):
-    key = serializers.CharField(allow_null=True, help_text="The table's or dealer's id, the shift's, the day (YYYY-MM-DD) or the hour "
-                                "(UTC, ISO 8601); null for rounds without a dealer or shift, and on the total.")
+    key = serializers.CharField(allow_null=True, help_text="The table's or dealer's id, the shift's, the day (YYYY-MM-DD), the hour "
+                                "(UTC, ISO 8601) or the operator's code (`studio`: its own wallets); null for rounds without a dealer "
+                                "or shift, and on the total.")
     label = serializers.CharField(help_text="The table's name, the dealer's username, or the key.")
     rounds = serializers.IntegerField(help_text="Settled rounds (voided ones are in `voids`).")
     rounds_per_hour = serializers.CharField(allow_null=True, help_text="Rounds per hour of play (opening to the match), two decimals.")

@@ -90,3 +90,21 @@ class RollupDay(models.Model):
         ]
         indexes = [models.Index(fields=["day"], name="rollup_day_idx",
                                 include=["table_id", "dealer_id", "shift_id", "rules", "spot", "bets", "stakes", "payouts"])]
+
+
+class OperatorRollup(models.Model):
+    """The settled bets of seamless operators' players per (table, hour, operator): a report with
+    group=operator reads these, and the studio's own wallets are the rest of the Rollup's figures.
+    Written by reports.rollup only for rounds with a seamless bet (the settlement's hook says so)."""
+
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="+", db_index=False)
+    hour = models.DateTimeField()
+    operator = models.ForeignKey("accounts.Operator", on_delete=models.PROTECT, related_name="+", db_index=False)
+    player_rounds = models.IntegerField(default=0)
+    bets = models.IntegerField(default=0)
+    stakes = MoneyField(default=0)
+    payouts = MoneyField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "hour", "operator"], name="operator_rollup_key")]
+        indexes = [models.Index(fields=["hour"], name="operator_rollup_hour_idx")]

@@ -23,11 +23,11 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import Max
 
-from bets.models import Bet
+from bets.models import Account, Bet
 from engine.config import CONFIG_KEYS
 from tables.models import DealtCard, Round
 
-from .models import ROUND_FIGURES, WHOLE_ROUND, Rollup, RollupDay, Rules
+from .models import ROUND_FIGURES, WHOLE_ROUND, OperatorRollup, Rollup, RollupDay, Rules
 
 ROLLUP = Rollup._meta.db_table
 BET = Bet._meta.db_table
@@ -56,6 +56,17 @@ SELECT CAST(%(table)s AS BIGINT), %(day)s, CAST(%(dealer)s AS BIGINT), CAST(%(sh
        %(sign)s * COUNT(*), %(sign)s * SUM(amount), %(sign)s * SUM(payout) FROM {_SETTLED} GROUP BY spot ORDER BY spot
 ON CONFLICT (table_id, day, COALESCE(dealer_id, 0), COALESCE(shift_id, 0), rules, spot) DO UPDATE SET
   bets = {DAY}.bets + excluded.bets, stakes = {DAY}.stakes + excluded.stakes, payouts = {DAY}.payouts + excluded.payouts"""
+
+# The settled bets of seamless operators' players, per operator (rounds with a seamless bet only).
+OPERATOR_ROLLUP = OperatorRollup._meta.db_table
+OPERATOR_SETTLEMENT = f"""INSERT INTO {OPERATOR_ROLLUP} (table_id, hour, operator_id, player_rounds, bets, stakes, payouts)
+SELECT CAST(%(table)s AS BIGINT), %(hour)s, a.operator_id, %(sign)s * COUNT(DISTINCT b.player_id), %(sign)s * COUNT(*),
+       %(sign)s * SUM(b.amount), %(sign)s * SUM(b.payout)
+FROM {BET} b JOIN {Account._meta.db_table} a ON a.id = b.account_id
+WHERE b.round_id = %(round)s AND b.status IN ('won', 'lost') AND a.operator_id IS NOT NULL GROUP BY a.operator_id ORDER BY a.operator_id
+ON CONFLICT (table_id, hour, operator_id) DO UPDATE SET player_rounds = {OPERATOR_ROLLUP}.player_rounds + excluded.player_rounds,
+  bets = {OPERATOR_ROLLUP}.bets + excluded.bets, stakes = {OPERATOR_ROLLUP}.stakes + excluded.stakes,
+  payouts = {OPERATOR_ROLLUP}.payouts + excluded.payouts"""
 
 # One figure of the round as a whole (a void, an incident).
 COUNT = f"{_INSERT}SELECT {_PLACE}, '', " + ", ".join(f"%({c})s" for c in COUNTERS) + f" WHERE 1 = 1{_UPSERT}"
@@ -134,14 +145,25 @@ def rollup_count(*, rnd: Round, **figures: int) -> None:
 
 # --- the hooks' receivers (reports.apps) -------------------------------------------------------
 
-def on_round_settled(sender, *, rnd: Round, **kwargs) -> None:
+def rollup_operators(*, rnd: Round, sign: int) -> None:
+    """Add (sign 1) or take back (sign -1) the round's seamless bets per operator: one statement."""
+    with connection.cursor() as cur:
+        cur.execute(OPERATOR_SETTLEMENT, {"table": rnd.table_id, "hour": connection.ops.adapt_datetimefield_value(round_hour(rnd)),
+                                          "round": rnd.pk, "sign": sign})
+
+
+def on_round_settled(sender, *, rnd: Round, seamless: bool = False, **kwargs) -> None:
     """tables.hooks.round_settled: a settlement or a re-settlement wrote the bets' results."""
     rollup_settlement(rnd=rnd, sign=1)
+    if seamless:
+        rollup_operators(rnd=rnd, sign=1)
 
 
-def on_round_unsettling(sender, *, rnd: Round, **kwargs) -> None:
+def on_round_unsettling(sender, *, rnd: Round, seamless: bool = False, **kwargs) -> None:
     """tables.hooks.round_unsettling: a settled round's results are about to be reversed."""
     rollup_settlement(rnd=rnd, sign=-1)
+    if seamless:
+        rollup_operators(rnd=rnd, sign=-1)
 
 
 def on_round_voided(sender, *, rnd: Round, **kwargs) -> None:

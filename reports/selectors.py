@@ -22,12 +22,14 @@ from django.db import connection, transaction
 from django.utils.dateparse import parse_datetime
 
 from engine import EngineError, TableConfig, odds, percent4
-from studio.money import from_minor
+from accounts.models import Operator
+from studio.money import from_minor, to_minor
 from tables.models import Table
 
-from .models import ROUND_FIGURES, Rollup, RollupDay, Rules
+from .models import ROUND_FIGURES, OperatorRollup, Rollup, RollupDay, Rules
 
-GROUPS = ("table", "dealer", "shift", "day", "hour")
+GROUPS = ("table", "dealer", "shift", "day", "hour", "operator")
+STUDIO_WALLETS = "studio"  # group=operator: the key of the row of the studio's own wallets
 ROLLUP = Rollup._meta.db_table
 DAY = RollupDay._meta.db_table
 ROUND_COLUMNS = ROUND_FIGURES
@@ -210,9 +212,43 @@ def _add(total: dict, f: dict) -> None:
         total[name] = total.get(name, 0) + value
 
 
+def _operator_rows(filters: Filters) -> dict:
+    """group=operator: the seamless operators' settled bets in the period, per operator code."""
+    adapt = connection.ops.adapt_datetimefield_value
+    where, params = "r.hour >= %s AND r.hour < %s", [adapt(filters.start), adapt(filters.end)]
+    if filters.table is not None:
+        where, params = where + " AND r.table_id = %s", [*params, filters.table]
+    rows = _fetch(f"SELECT o.code, SUM(r.player_rounds), SUM(r.bets), SUM(r.stakes), SUM(r.payouts) FROM {OperatorRollup._meta.db_table} r "
+                  f"JOIN {Operator._meta.db_table} o ON o.id = r.operator_id WHERE {where} GROUP BY o.code", params)
+    return {code: {"player_rounds": int(pr or 0), "bets": int(b or 0), "stakes": int(st or 0), "payouts": int(pa or 0)}
+            for code, pr, b, st, pa in rows if b}
+
+
+def _operator_report(filters: Filters) -> dict:
+    """One row per seamless operator whose players bet in the period, and one (`studio`) for the
+    studio's own wallets: the rest of the period's figures (bets, stakes, payouts, player rounds).
+    The rounds' own figures (rounds, cards, times, incidents, voids) and the spots are on the total."""
+    whole = report(group="table", filters=filters)
+    operators = _operator_rows(filters)
+    empty = dict.fromkeys(ROUND_COLUMNS, 0)
+    total = whole["total"]
+    studio = {"player_rounds": total["player_rounds"], "bets": total["bets"], "stakes": to_minor(Decimal(total["stakes"])),
+              "payouts": to_minor(Decimal(total["payouts"]))}
+    rows = []
+    for code in sorted(operators):
+        f = operators[code]
+        for name in studio:
+            studio[name] -= f[name]
+        rows.append(_line(code, code, {**empty, **f}, {}))
+    rows.append(_line(STUDIO_WALLETS, "studio wallets", {**empty, **studio}, {}))
+    return {**whole, "group": "operator", "rows": rows}
+
+
 def report(*, group: str, filters: Filters) -> dict:
     """The report of the period, one row per group (in key order) and the total."""
     assert group in GROUPS
+    if group == "operator":
+        return _operator_report(filters)
     with transaction.atomic():
         if connection.vendor == "postgresql":
             with connection.cursor() as cur:

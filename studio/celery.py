@@ -31,6 +31,10 @@ def _schedule(sender, **kwargs):
         "sweep-expired-betting": {"task": "tables.tasks.sweep_expired_betting", "schedule": 1.0},
         # Catches any finished round whose settlement task was lost.
         "sweep-unsettled-rounds": {"task": "bets.tasks.sweep_unsettled_rounds", "schedule": 5.0},
+        # Sends the seamless wallet's credits and rollbacks whose attempt is due (a lost task, a restart).
+        "sweep-wallet-transactions": {"task": "bets.tasks.sweep_wallet_transactions", "schedule": settings.SEAMLESS_SWEEP_SECONDS},
+        # Alerts supervisors (integrity's alerts) about wallet transactions unacknowledged past SEAMLESS_ALERT_AFTER.
+        "wallet-alerts": {"task": "integrity.tasks.wallet_alerts", "schedule": settings.SEAMLESS_SWEEP_SECONDS},
         # /readyz: the worker and beat were seen lately. Expires unrun after a period (no pile-up
         # while the worker is down).
         "heartbeat": {"task": HEARTBEAT, "schedule": settings.HEARTBEAT_SECONDS, "options": {"expires": max(settings.HEARTBEAT_SECONDS * 2, 10)}},

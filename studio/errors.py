@@ -84,6 +84,31 @@ class Busy(ApplicationError):
     default_code = "busy"
 
 
+class Unauthenticated(ApplicationError):
+    """Who is asking could not be told (a bad signature, an unknown caller, a stale or replayed request): 401."""
+
+    status = 401
+    default_code = "not_authenticated"
+
+
+class OperatorRefused(WrongMoment):
+    """An operator's wallet refused a call (insufficient funds, a blocked player): 409 `operator_refused`
+    with the operator's code and message."""
+
+    default_code = "operator_refused"
+
+    def __init__(self, operator_code: str, operator_message: str):
+        super().__init__(f"The operator refused: {operator_message or operator_code}", code="operator_refused",
+                         extra={"operator_code": operator_code, "operator_message": operator_message})
+
+
+class OutcomeUnknown(Busy):
+    """An operator's wallet did not answer in time or answered something unreadable: 503 with Retry-After.
+    What was asked is being undone (docs/OPERATORS.md)."""
+
+    default_code = "operator_unavailable"
+
+
 def invalid(field: str, message: str, *, code: str = "invalid") -> InvalidInput:
     """Bad input on one field: a 400 with field errors."""
     return InvalidInput(message, code=code, fields={field: [message]})

@@ -27,6 +27,8 @@ WHY = {
     "503": "Busy: no database connection, lock or statement in time; nothing was applied. Retry after Retry-After seconds.",
 }
 THROTTLED = {"/api/auth/token/"}  # django-axes counts failed logins here (accounts)
+SIGNED = {"/api/operator/sessions/"}  # an operator's signed request (docs/OPERATORS.md): 401 bad signature, 403 inactive operator
+ASKS_OPERATOR = {"/api/me/"}  # a seamless player's balance comes from the operator: 409 operator_refused
 UNSAFE = {"post", "put", "patch", "delete"}
 
 
@@ -37,13 +39,13 @@ def _refusals(path: str, method: str, operation: dict) -> list[str]:
     codes = []
     if "requestBody" in operation or any(p["in"] == "query" for p in params) or method in UNSAFE:
         codes.append("400")
-    if security:
+    if security or path in SIGNED:
         codes.append("401")  # a bad token is refused even where anyone may read
-        if {} not in security:  # authentication required: a role may be missing
+        if {} not in security or path in SIGNED:  # authentication required: a role may be missing
             codes.append("403")
     if any(p["in"] in ("path", "query") for p in params):
         codes.append("404")
-    if method in UNSAFE:
+    if method in UNSAFE or path in ASKS_OPERATOR:
         codes.append("409")
     if "requestBody" in operation:
         codes.append("415")

@@ -334,3 +334,18 @@ for _network in METRICS_ALLOWED_IPS:
 _multiproc = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
 if _multiproc and not os.path.isdir(_multiproc):
     raise ImproperlyConfigured(f"PROMETHEUS_MULTIPROC_DIR={_multiproc!r} is not a folder (create it, empty, before the studio starts)")
+
+# Operators and the seamless wallet (docs/OPERATORS.md). Seconds a call to an operator's wallet may
+# take before its outcome counts as unknown; the retry schedule of credits and rollbacks (from
+# SEAMLESS_RETRY_FIRST seconds, doubling, at most SEAMLESS_RETRY_MAX apart); how often beat sweeps
+# the outbox; seconds a transaction may stay unacknowledged before it is alerted; how far a launch's
+# timestamp may be from the studio's clock.
+SEAMLESS_TIMEOUT = env_float("SEAMLESS_TIMEOUT", 3.0)
+SEAMLESS_RETRY_FIRST = env_float("SEAMLESS_RETRY_FIRST", 1.0)
+SEAMLESS_RETRY_MAX = env_float("SEAMLESS_RETRY_MAX", 60.0)
+SEAMLESS_SWEEP_SECONDS = env_float("SEAMLESS_SWEEP_SECONDS", 5.0)
+SEAMLESS_ALERT_AFTER = env_int("SEAMLESS_ALERT_AFTER", 300)
+OPERATOR_LAUNCH_SKEW = env_int("OPERATOR_LAUNCH_SKEW", 300)
+for _name in ("SEAMLESS_TIMEOUT", "SEAMLESS_RETRY_FIRST", "SEAMLESS_RETRY_MAX", "SEAMLESS_SWEEP_SECONDS"):
+    if globals()[_name] <= 0:
+        raise ImproperlyConfigured(f"{_name} must be a positive number of seconds")

@@ -223,12 +223,13 @@ class BetCancelled(UserEvent):
 @dataclass(frozen=True)
 class BetSettled(UserEvent):
     """The player's result of a round: one message listing all their bets (`payout` and `returned`:
-    stakes and winnings that came back; `net`: returned - staked)."""
+    stakes and winnings that came back; `net`: returned - staked; `balance`: null for a seamless
+    operator's player, whose balance is the operator's)."""
     name = "bet.settled"
     round: int
     bets: list[BetResult]
     payout: str
-    balance: str
+    balance: str | None
     staked: str
     returned: str
     net: str
@@ -236,12 +237,12 @@ class BetSettled(UserEvent):
 
 @dataclass(frozen=True)
 class BetRefunded(UserEvent):
-    """The round was voided: the player's refunded bets."""
+    """The round was voided: the player's refunded bets (`balance`: null for a seamless operator's player)."""
     name = "bet.refunded"
     round: int
     bets: list[BetResult]
     refunded: str
-    balance: str
+    balance: str | None
 
 
 TABLE_EVENTS: tuple[type[TableEvent], ...] = (

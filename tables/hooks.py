@@ -7,7 +7,8 @@ receiver connected twice still runs once). Receivers run synchronously, in conne
 the sender's transaction: a reaction is part of the change and rolls back with it; what must wait
 for the commit (a task, a broadcast) the receiver puts after commit itself (studio.scheduling,
 tables.stream). Each is sent with `sender=Round` and `rnd=`, the round as the sender just wrote it
-(`card_refused`: as it is, with the refusal's `code`, once the refused deal has rolled back; its
+(`round_settled` and `round_unsettling` also with `seamless`: whether a seamless operator's player bet in
+it; `card_refused`: as it is, with the refusal's `code`, once the refused deal has rolled back; its
 receiver writes in the caller's transaction, if any, or its own).
 
     hook            sent by                                        connected by: the reaction

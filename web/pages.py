@@ -3,17 +3,21 @@ import json
 from datetime import datetime
 from decimal import Decimal
 
+from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.db import connection
 from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
+from accounts.operators import launch_code_redeem
 from accounts.tokens import page_token
 from bets.history import my_rounds_detail
-from bets.models import Bet
+from bets.models import Bet, WalletTransaction
+from bets.selectors import operators_overview, wallet_transactions
 from integrity.record import record_check, round_record
 from integrity.serializers import RoundRecordSerializer
 from matches.services import START_CHIPS, match_join
@@ -70,10 +74,35 @@ def supervisor(request):
 
 
 @never_cache
+@login_required
+def operators(request):
+    """Operators and their wallet transactions, read-only, the stuck first (docs/OPERATORS.md)."""
+    if not has_role(request.user, SUPERVISOR):
+        return HttpResponseForbidden(render(request, "forbidden.html", {"what": _("the operators")}).content)
+    code = (request.GET.get("operator") or "")[:32] or None
+    status = request.GET.get("status") if request.GET.get("status") in WalletTransaction.Status.values else None
+    listed = operators_overview()
+    return render(request, "operators.html", {
+        "operators": listed, "operator": code, "stuck_total": sum(op["stuck"] for op in listed),
+        "transactions": list(wallet_transactions(operator_code=code, status=status)[:200])})
+
+
+@never_cache
 def play(request, pk):
     table = get_object_or_404(visible_tables(request.user), pk=pk)
     token = _token(request) if request.user.is_authenticated and has_role(request.user, PLAYER) else ""
     return render(request, "play.html", {"table": table, "token": token})
+
+
+@never_cache
+def operator_launch(request, code):
+    """An operator's launch URL (bets.seamless.operator_launch): its one-time code logs the player in
+    (once, for LAUNCH_CODE_TTL) and opens the table's page in the launch's language."""
+    launch = launch_code_redeem(code=code)
+    if launch is None:
+        raise Http404("This link was used already or has expired.")
+    login(request, launch.user, backend="django.contrib.auth.backends.ModelBackend")
+    return redirect(f"{reverse('play', kwargs={'pk': launch.table_id})}?lang={launch.language}")
 
 
 def rules(request, pk):

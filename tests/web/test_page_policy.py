@@ -27,6 +27,7 @@ def pages(table, users):
         ("/", users["alice"]),
         ("/console/", users["dealer"]),
         ("/supervisor/", users["supervisor"]),
+        ("/supervisor/operators/", users["supervisor"]),
         (f"/play/tables/{table.pk}/", None),
         (f"/play/tables/{table.pk}/", users["alice"]),
         ("/matches/", users["alice"]),

@@ -5,6 +5,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from accounts.models import Operator
+from accounts.operators import operator_set
 from tables.changes import COMMAND
 from tables.models import Table
 from tables.services import table_create
@@ -17,6 +19,8 @@ DEMO_USERS = [
     ("carol", "player", "1000"),
 ]
 DEMO_PASSWORD = "demo-pass"
+# The demo's operator (internal wallet): its launches are signed with this secret (docs/OPERATORS.md).
+DEMO_OPERATOR, DEMO_OPERATOR_SECRET = "demo", "demo-operator-secret"
 
 
 class Command(BaseCommand):
@@ -36,10 +40,13 @@ class Command(BaseCommand):
                 continue
             args = [name, "--role", role, "--password", DEMO_PASSWORD] + (["--chips", chips] if chips else [])
             call_command("studio_user", *args, stdout=self.stdout)
+        if not Operator.objects.filter(code=DEMO_OPERATOR).exists():  # its players use the studio's own wallets
+            operator_set(code=DEMO_OPERATOR, wallet=Operator.Wallet.INTERNAL, currency="CHIPS", secret=DEMO_OPERATOR_SECRET, name="Demo casino")
         table = _demo_table("Virtual table", betting_seconds=12, virtual_dealer=True, deal_interval_ms=1200, round_gap_ms=5000)
         _demo_table("Studio table", betting_seconds=15)
         _demo_table("Play-chips table", card_count_paytable="play", chip_unit=1, min_bet=10, max_bet=500, betting_seconds=20)
         self.stdout.write("Demo logins (password demo-pass): dealer, supervisor, alice, bob, carol")
+        self.stdout.write(f"Demo operator:   {DEMO_OPERATOR} (internal wallet, secret {DEMO_OPERATOR_SECRET}): POST /api/operator/sessions/")
         self.stdout.write("Dealer console:  http://127.0.0.1:8000/console/")
         self.stdout.write(f"Player page:     http://127.0.0.1:8000/play/tables/{table.pk}/  (the virtual dealer deals here)")
         self.stdout.write("Supervisor:      http://127.0.0.1:8000/supervisor/")

@@ -104,6 +104,9 @@ const socket = new LiveSocket(socketURL(`/ws/tables/${TABLE}/`, TOKEN), {
     }
     if (m.seq == null) {
       applyPersonal(S, m);
+      // An operator's player: the result carries no balance (it is the operator's, credited after
+      // the settlement), so it is read again a moment later.
+      if ((m.type === "bet.settled" || m.type === "bet.refunded") && m.balance == null) setTimeout(refreshMine, 1500);
       redraw();
       document.dispatchEvent(new CustomEvent("play:personal", { detail: m }));
       return;

@@ -161,13 +161,13 @@ export function applyPersonal(S, m) {
   } else if (m.type === "bet.cancelled") {
     dropBet(S, m.bet, m.balance);
   } else if (m.type === "bet.settled") {
-    S.balance = m.balance;
+    if (m.balance != null) S.balance = m.balance; // null: an operator's player, whose balance is the operator's (GET me/)
     if (S.round && m.round === S.round.id) {
       S.bets = m.bets.map((b) => ({ id: b.bet, spot: b.spot, amount: b.amount, status: b.status, payout: b.payout }));
       S.result = { round: m.round, staked: m.staked, returned: m.returned, net: m.net };
     }
   } else if (m.type === "bet.refunded") {
-    S.balance = m.balance;
+    if (m.balance != null) S.balance = m.balance;
     if (S.round && m.round === S.round.id) {
       const refunded = new Set(m.bets.map((b) => b.bet));
       S.bets.forEach((b) => { if (refunded.has(b.id)) b.status = "refunded"; });

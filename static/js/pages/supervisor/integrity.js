@@ -35,11 +35,13 @@ export function checkName(code) {
     voids: gettext("Voids"),
     refused_scans: gettext("Refused scans"),
     slow_cards: gettext("Seconds per card"),
+    wallet_unacknowledged: gettext("Wallet transactions unacknowledged"),
   };
   return names[code] || code;
 }
 
 function subject(a) {
+  if (a.subject === "operator") return format(gettext("Operator %(name)s"), { name: a.name });
   return a.subject === "table" ? format(gettext("Table %(name)s"), { name: a.name }) : format(gettext("Dealer %(name)s"), { name: a.name });
 }
 
