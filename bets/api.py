@@ -24,7 +24,7 @@ from .ledger import wallet_get
 from .models import Bet, LedgerEntry, WalletTransaction
 from .selectors import operators_overview, round_bets, wallet_transactions
 from .serializers import (
-    BetInputSerializer, BetSerializer, LedgerEntrySerializer, MeSerializer, MyRoundSerializer, OperatorLaunchedSerializer,
+    BetInputSerializer, BetSerializer, CancelledSerializer, LedgerEntrySerializer, MeSerializer, MyRoundSerializer, OperatorLaunchedSerializer,
     OperatorLaunchSerializer, OperatorSerializer, PlacedBetSerializer, RoundBetsSerializer, WalletTransactionSerializer,
 )
 
@@ -163,11 +163,11 @@ class BetDetailView(APIView):
             raise NotFound("No such bet of yours.", code="not_found")
         return Response(BetSerializer(bet).data)
 
-    @extend_schema(responses={200: MeSerializer})
+    @extend_schema(responses={200: CancelledSerializer})
     def delete(self, request, pk):
-        balance = services.bet_cancel(bet_id=pk, player=request.user)
-        return Response(MeSerializer({"username": request.user.username, "roles": sorted(roles_of(request.user)),
-                                      "balance": balance, "currency": "CHIPS"}).data)
+        balance, currency = services.bet_cancel(bet_id=pk, player=request.user)
+        return Response(CancelledSerializer({"username": request.user.username, "roles": sorted(roles_of(request.user)),
+                                             "balance": balance, "currency": currency}).data)
 
 
 # --- operators (docs/OPERATORS.md) ------------------------------------------------------------------

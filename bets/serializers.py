@@ -41,6 +41,12 @@ class MeSerializer(serializers.Serializer):
     currency = serializers.CharField()
 
 
+class CancelledSerializer(MeSerializer):
+    """The answer to taking a bet back: the player and their wallet after it."""
+    balance = money_field(allow_null=True, help_text="The wallet's balance after the stake came back; null for an operator's "
+                                                     "seamless player, whose stake goes back to the operator (their balance: GET /api/me/).")
+
+
 class RoundBetsSerializer(serializers.Serializer):
     bets = BetSerializer(many=True)
     totals = serializers.DictField(help_text="Per spot: {count, staked, paid}.")

@@ -18,7 +18,7 @@ from tables.models import Round
 from tables.selectors import round_config
 
 from . import seamless
-from .ledger import bet_stake, post, wallet_and_house, wallet_balance_now, wallet_get
+from .ledger import bet_stake, post, wallet_and_house, wallet_get
 from .models import Bet, LedgerEntry
 from .placing import BetContext, bet_context, lock_round_for_betting
 
@@ -199,8 +199,10 @@ def _placed(bet: Bet, balance: Decimal) -> Bet:
     return bet
 
 
-def bet_cancel(*, bet_id: int, player) -> Decimal:
-    """Take a bet back while betting is open; its stake returns. Returns the new balance."""
+def bet_cancel(*, bet_id: int, player) -> tuple[Decimal | None, str]:
+    """Take a bet back while betting is open; its stake returns. Returns the wallet's new balance and
+    its currency; the balance is None for an operator's seamless player, whose stake goes back to the
+    operator (a rollback sent after commit): their balance is the operator's (GET /api/me/)."""
     with transaction.atomic():
         bet = Bet.objects.filter(pk=bet_id, player=player).select_related("account").first()
         if bet is None:
@@ -215,9 +217,10 @@ def bet_cancel(*, bet_id: int, player) -> Decimal:
         if bet.account.operator_id is not None:  # the stake goes back to the operator (a rollback of its debit)
             wallet.operator_id = bet.account.operator_id
             seamless.bet_cancelled(bet=bet, wallet=wallet)
-            balance = wallet_balance_now(wallet)
-        stream.user_event(player.pk, BetCancelled(round=rnd.pk, bet=bet.pk, spot=bet.spot, amount=str(bet.amount), balance=str(balance)))
-        return balance
+            balance = None
+        stream.user_event(player.pk, BetCancelled(round=rnd.pk, bet=bet.pk, spot=bet.spot, amount=str(bet.amount),
+                                                  balance=None if balance is None else str(balance)))
+        return balance, wallet.currency
 
 
 def bet_repeat(*, round_id: int, player) -> list[Bet]:

@@ -211,13 +211,14 @@ class BetPlaced(UserEvent):
 
 @dataclass(frozen=True)
 class BetCancelled(UserEvent):
-    """The player took a bet back while betting was open; its stake returned."""
+    """The player took a bet back while betting was open; its stake returned (`balance`: null for a
+    seamless operator's player, whose stake goes back to the operator)."""
     name = "bet.cancelled"
     round: int
     bet: int
     spot: str
     amount: str
-    balance: str
+    balance: str | None
 
 
 @dataclass(frozen=True)

@@ -168,6 +168,7 @@ def test_a_bet_taken_back_while_betting_is_open_returns_the_stake(alice_api, ali
     response = alice_api.delete(f"/api/bets/{mine['id']}/")
     assert response.status_code == 200, response.content
     assert D(response.json()["balance"]) == D("1000") == balance(alice)
+    assert response.json()["currency"] == "CHIPS"
     assert Bet.objects.get(pk=mine["id"]).status == "cancelled"
     assert sorted(LedgerEntry.objects.filter(bet_id=mine["id"], account__user=alice).values_list("kind", "amount")) == [
         ("bet", D("-50")), ("cancel", D("50"))]
