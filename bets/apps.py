@@ -8,7 +8,7 @@ class BetsConfig(AppConfig):
     def ready(self):
         from tables import hooks  # the apps are ready: Django's documented place to connect receivers
 
-        from . import outbox, tasks
+        from . import tasks
 
         hooks.round_finished.connect(tasks.settle_when_finished, dispatch_uid="bets.settle_when_finished")
-        outbox.due.connect(tasks.send_when_due, dispatch_uid="bets.send_when_due")
+        hooks.wallet_due.connect(tasks.send_when_due, dispatch_uid="bets.send_when_due")

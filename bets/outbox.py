@@ -10,8 +10,8 @@ rollback for the credit, a new credit for the old one's rollback). A refusal of 
 rollback (the winnings already spent) leaves the row pending, retried at the longest interval and
 listed as stuck: never dropped.
 
-The tasks are reached through the `due` hook (connected to bets.tasks in bets.apps), as a service
-reaches its app's tasks everywhere else."""
+The tasks are reached through the `wallet_due` hook (tables.hooks, connected to bets.tasks in
+bets.apps), as a service reaches its app's tasks everywhere else."""
 from __future__ import annotations
 
 import logging
@@ -20,16 +20,15 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
-from django.dispatch import Signal
 from django.utils import timezone
+
+from tables import hooks
 
 from . import operator_wallet
 from .models import WalletTransaction
 
 log = logging.getLogger(__name__)
 T = WalletTransaction
-# Sent with `pks` (and `eta`, when not at once): rows to send. bets.apps connects bets.tasks' sender.
-due = Signal()
 
 
 def backoff(attempts: int) -> float:
@@ -45,7 +44,7 @@ def outbox_add(rows: list[WalletTransaction]) -> list[WalletTransaction]:
     created = T.objects.bulk_create(rows)
     ready = [r.pk for r in created if r.after_id is None]
     if ready:
-        transaction.on_commit(lambda: due.send(sender=T, pks=ready, eta=None))
+        transaction.on_commit(lambda: hooks.wallet_due.send(sender=T, pks=ready, eta=None))
     return created
 
 
@@ -70,7 +69,7 @@ def transaction_send(*, pk: int) -> str:
                                                                     operator_balance=answer.balance) == 1:
             waiting = list(T.objects.filter(after_id=pk, status=T.Status.PENDING).values_list("pk", flat=True))
             if waiting:
-                due.send(sender=T, pks=waiting, eta=None)
+                hooks.wallet_due.send(sender=T, pks=waiting, eta=None)
         return "ok"
     error = f"{answer.code}: {answer.message}" if answer.outcome == operator_wallet.REFUSED else answer.message
     delay = settings.SEAMLESS_RETRY_MAX if answer.outcome == operator_wallet.REFUSED else backoff(row.attempts + 1)
@@ -78,7 +77,7 @@ def transaction_send(*, pk: int) -> str:
     T.objects.filter(pk=pk, status=T.Status.PENDING, attempts=row.attempts + 1).update(last_error=error[:200], next_attempt_at=retry_at)
     if answer.outcome == operator_wallet.REFUSED:
         log.warning("operator %s refused %s %s: %s (stuck, retried)", row.operator.code, row.kind, row.transaction_id, error)
-    due.send(sender=T, pks=[pk], eta=retry_at)
+    hooks.wallet_due.send(sender=T, pks=[pk], eta=retry_at)
     return answer.outcome
 
 

@@ -35,7 +35,7 @@ def send_wallet_transaction(pk: int) -> str:
 
 
 def send_when_due(sender, *, pks, eta=None, **kwargs) -> None:
-    """bets.outbox.due: each row's attempt, now or at `eta`."""
+    """tables.hooks.wallet_due (sent by bets.outbox): each row's attempt, now or at `eta`."""
     for pk in pks:
         enqueue_on_commit(send_wallet_transaction, pk, eta=eta)
 

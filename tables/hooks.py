@@ -23,6 +23,9 @@ receiver writes in the caller's transaction, if any, or its own).
                                                                    void; reports: count the void
     incident_raised incident_raise (also `incident=`)              reports: count the incident
     card_refused    card_deal (an unreadable or duplicate card)    integrity: count the refused scan
+    wallet_due      bets.outbox: seamless credits and rollbacks    bets: the task that sends each (a service
+                    to send (after commit; `pks=`, `eta=`, sent      reaching its own app's task, as
+                    with sender=WalletTransaction)                  betting_opened does)
 """
 from django.dispatch import Signal
 
@@ -33,6 +36,7 @@ round_voided = Signal()
 card_refused = Signal()
 round_unsettling = Signal()
 incident_raised = Signal()
+wallet_due = Signal()
 
 HOOKS: dict[str, Signal] = {
     "betting_opened": betting_opened,
@@ -42,4 +46,5 @@ HOOKS: dict[str, Signal] = {
     "card_refused": card_refused,
     "round_unsettling": round_unsettling,
     "incident_raised": incident_raised,
+    "wallet_due": wallet_due,
 }

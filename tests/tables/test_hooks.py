@@ -9,6 +9,7 @@ from django.db import transaction
 from django.dispatch import Signal
 
 from studio import scheduling
+from bets.models import WalletTransaction
 from tables import hooks
 from tables.models import Round
 from tables.services import card_deal, round_close_betting, round_open
@@ -25,12 +26,14 @@ REACTIONS = {
     "card_refused": ["integrity.services.on_card_refused"],
     "round_unsettling": ["reports.rollup.on_round_unsettling"],
     "incident_raised": ["reports.rollup.on_incident_raised"],
+    "wallet_due": ["bets.tasks.send_when_due"],
 }
 
 
 def receivers_of(hook: Signal, rnd: Round) -> list[str]:
     """Send the hook as its sender does and name every receiver that ran (Signal.send's answer)."""
-    return [f"{receiver.__module__}.{receiver.__qualname__}" for receiver, _ in hook.send(sender=Round, rnd=rnd)]
+    sent = hook.send(sender=WalletTransaction, pks=[], eta=None) if hook is hooks.wallet_due else hook.send(sender=Round, rnd=rnd)
+    return [f"{receiver.__module__}.{receiver.__qualname__}" for receiver, _ in sent]
 
 
 @pytest.fixture
