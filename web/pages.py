@@ -99,7 +99,7 @@ def operator_launch(request, code):
     """An operator's launch URL (bets.seamless.operator_launch): its one-time code logs the player in
     (once, for LAUNCH_CODE_TTL) and opens the table's page in the launch's language."""
     launch = launch_code_redeem(code=code)
-    if launch is None:
+    if launch is None or not launch.user.is_active:  # a player blocked since the launch is not logged in
         raise Http404("This link was used already or has expired.")
     login(request, launch.user, backend="django.contrib.auth.backends.ModelBackend")
     return redirect(f"{reverse('play', kwargs={'pk': launch.table_id})}?lang={launch.language}")

@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 
 from accounts.models import OperatorLaunch, OperatorPlayer, Token
 from accounts.operators import operator_set
+from accounts.services import user_update
 from bets.models import Account
 from tests.bets.seamless_world import SECRET, launch_body, signed_launch
 from tests.conftest import client_for
@@ -50,6 +51,15 @@ def test_a_launch_makes_the_player_once_and_answers_a_token_and_a_one_time_page_
     assert opened.status_code == 302 and opened["Location"] == f"/play/tables/{chips_table.pk}/?lang=hi"
     assert page.get(opened["Location"]).status_code == 200
     assert client_for(None).get(path).status_code == 404  # once
+
+
+def test_a_page_url_of_a_player_blocked_since_the_launch_logs_no_one_in(casino, chips_table):
+    launched = signed_launch(client_for(None), launch_body("p-18", chips_table))
+    assert launched.status_code == 201, launched.content
+    user_update(actor=None, source="command", user=OperatorPlayer.objects.get(player_id="p-18").user, is_active=False)
+    page = client_for(None)
+    assert page.get(launched.json()["url"].split("testserver", 1)[1]).status_code == 404
+    assert "_auth_user_id" not in page.session  # no one logged in
 
 
 @pytest.mark.parametrize("case", ["bad_signature", "missing_signature", "unknown_operator", "wrong_secret"])
