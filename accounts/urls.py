@@ -1,10 +1,12 @@
 from django.urls import path
 
+from studio.routes import api_route
+
 from . import api
 
 urlpatterns = [
-    path("auth/token/", api.TokenObtainView.as_view(), name="auth-token"),
-    path("auth/logout/", api.LogoutView.as_view(), name="auth-logout"),
-    path("lockouts/", api.LockoutListView.as_view(), name="lockout-list"),
-    path("lockouts/clear/", api.LockoutClearView.as_view(), name="lockout-clear"),
+    path("auth/token/", api_route(api.TokenObtainView), name="auth-token"),
+    path("auth/logout/", api_route(api.LogoutView), name="auth-logout"),
+    path("lockouts/", api_route(api.LockoutListView), name="lockout-list"),
+    path("lockouts/clear/", api_route(api.LockoutClearView), name="lockout-clear"),
 ]

@@ -1,17 +1,18 @@
 from django.urls import path
 
 import studio.converters  # noqa: F401  (registers the <id:...> converter)
+from studio.routes import api_route
 
 from . import api
 
 urlpatterns = [
-    path("me/", api.MeView.as_view(), name="me"),
-    path("me/ledger/", api.LedgerView.as_view(), name="me-ledger"),
-    path("me/rounds/", api.MyRoundsView.as_view(), name="me-rounds"),
-    path("rounds/<id:pk>/bets/", api.RoundBetsView.as_view(), name="round-bets"),
-    path("rounds/<id:pk>/bets/repeat/", api.RoundBetsRepeatView.as_view(), name="round-bets-repeat"),
-    path("bets/<id:pk>/", api.BetDetailView.as_view(), name="bet-detail"),
-    path("operator/sessions/", api.OperatorSessionView.as_view(), name="operator-sessions"),
-    path("operator/transactions/", api.WalletTransactionListView.as_view(), name="operator-transactions"),
-    path("operators/", api.OperatorListView.as_view(), name="operators"),
+    path("me/", api_route(api.MeView), name="me"),
+    path("me/ledger/", api_route(api.LedgerView), name="me-ledger"),
+    path("me/rounds/", api_route(api.MyRoundsView), name="me-rounds"),
+    path("rounds/<id:pk>/bets/", api_route(api.RoundBetsView), name="round-bets"),
+    path("rounds/<id:pk>/bets/repeat/", api_route(api.RoundBetsRepeatView), name="round-bets-repeat"),
+    path("bets/<id:pk>/", api_route(api.BetDetailView), name="bet-detail"),
+    path("operator/sessions/", api_route(api.OperatorSessionView), name="operator-sessions"),
+    path("operator/transactions/", api_route(api.WalletTransactionListView), name="operator-transactions"),
+    path("operators/", api_route(api.OperatorListView), name="operators"),
 ]

@@ -1,19 +1,20 @@
 from django.urls import path
 
 import studio.converters  # noqa: F401  (registers the <id:...> converter)
+from studio.routes import api_route
 
 from . import api as inc
 
 urlpatterns = [
-    path("rounds/<id:pk>/incidents/", inc.RoundIncidentsView.as_view(), name="round-incidents"),
-    path("rounds/<id:pk>/corrections/replace/", inc.CardReplaceView.as_view(), name="round-card-replace"),
-    path("rounds/<id:pk>/corrections/remove-last/", inc.CardRemoveLastView.as_view(), name="round-card-remove-last"),
-    path("rounds/", inc.RoundHistoryView.as_view(), name="round-history"),
-    path("rounds/export.csv", inc.RoundExportView.as_view(), name="round-export"),
-    path("floor/", inc.FloorView.as_view(), name="floor"),
-    path("incidents/", inc.IncidentListView.as_view(), name="incident-list"),
-    path("incidents/<id:pk>/", inc.IncidentDetailView.as_view(), name="incident-detail"),
-    path("incidents/<id:pk>/notes/", inc.IncidentNoteView.as_view(), name="incident-notes"),
-    path("incidents/<id:pk>/resume/", inc.IncidentResumeView.as_view(), name="incident-resume"),
-    path("incidents/<id:pk>/void/", inc.IncidentVoidView.as_view(), name="incident-void"),
+    path("rounds/<id:pk>/incidents/", api_route(inc.RoundIncidentsView), name="round-incidents"),
+    path("rounds/<id:pk>/corrections/replace/", api_route(inc.CardReplaceView), name="round-card-replace"),
+    path("rounds/<id:pk>/corrections/remove-last/", api_route(inc.CardRemoveLastView), name="round-card-remove-last"),
+    path("rounds/", api_route(inc.RoundHistoryView), name="round-history"),
+    path("rounds/export.csv", api_route(inc.RoundExportView), name="round-export"),
+    path("floor/", api_route(inc.FloorView), name="floor"),
+    path("incidents/", api_route(inc.IncidentListView), name="incident-list"),
+    path("incidents/<id:pk>/", api_route(inc.IncidentDetailView), name="incident-detail"),
+    path("incidents/<id:pk>/notes/", api_route(inc.IncidentNoteView), name="incident-notes"),
+    path("incidents/<id:pk>/resume/", api_route(inc.IncidentResumeView), name="incident-resume"),
+    path("incidents/<id:pk>/void/", api_route(inc.IncidentVoidView), name="incident-void"),
 ]

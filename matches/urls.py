@@ -1,14 +1,15 @@
 from django.urls import path
 
 import studio.converters  # noqa: F401  (registers the <id:...> converter)
+from studio.routes import api_route
 
 from . import api as mat
 
 urlpatterns = [
-    path("matches/", mat.MatchListView.as_view(), name="match-list"),
-    path("matches/join/", mat.MatchJoinView.as_view(), name="match-join"),
-    path("matches/<id:pk>/", mat.MatchDetailView.as_view(), name="match-detail"),
-    path("matches/<id:pk>/start/", mat.MatchStartView.as_view(), name="match-start"),
-    path("matches/<id:pk>/bet/", mat.MatchBetView.as_view(), name="match-bet"),
-    path("matches/<id:pk>/sit-out/", mat.MatchSitOutView.as_view(), name="match-sit-out"),
+    path("matches/", api_route(mat.MatchListView), name="match-list"),
+    path("matches/join/", api_route(mat.MatchJoinView), name="match-join"),
+    path("matches/<id:pk>/", api_route(mat.MatchDetailView), name="match-detail"),
+    path("matches/<id:pk>/start/", api_route(mat.MatchStartView), name="match-start"),
+    path("matches/<id:pk>/bet/", api_route(mat.MatchBetView), name="match-bet"),
+    path("matches/<id:pk>/sit-out/", api_route(mat.MatchSitOutView), name="match-sit-out"),
 ]

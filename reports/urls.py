@@ -1,7 +1,9 @@
 from django.urls import path
 
+from studio.routes import api_route
+
 from . import api
 
 urlpatterns = [
-    path("reports/", api.ReportView.as_view(), name="reports"),
+    path("reports/", api_route(api.ReportView), name="reports"),
 ]

@@ -214,7 +214,7 @@ def api_not_found(request):
             match = resolve(request.path + "/")
         except Resolver404:
             match = None
-        if match is not None and match.func is not api_not_found:
+        if match is not None and match.url_name != "api-not-found":
             query = request.META.get("QUERY_STRING", "")
             return HttpResponsePermanentRedirect(request.path + "/" + (f"?{query}" if query else ""))
     return JsonResponse({"code": "not_found", "message": "No such API endpoint or object.", "fields": {}}, status=404)

@@ -9,7 +9,7 @@ import logging
 
 from django.conf import settings
 from django.db import connection
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 
 from . import heartbeat, metrics
 
@@ -85,7 +85,8 @@ def _allowed(request) -> bool:
 def metrics_view(request):
     """404 when metrics are not configured (no token, no addresses), 403 for anyone else."""
     if not settings.METRICS_TOKEN and not settings.METRICS_ALLOWED_IPS:
-        raise Http404("Metrics are off: set METRICS_TOKEN or METRICS_ALLOWED_IPS.")
+        return JsonResponse({"code": "not_found", "message": "Metrics are off: set METRICS_TOKEN or METRICS_ALLOWED_IPS.", "fields": {}},
+                            status=404)
     if not _allowed(request):
         return JsonResponse({"code": "forbidden", "message": "Metrics need the metrics token or an allowed address.", "fields": {}},
                             status=403)

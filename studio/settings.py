@@ -208,6 +208,9 @@ CONTENT_SECURITY_POLICY = {
         "frame-ancestors": [NONE],
     },
 }
+# What answers programs (the API, /healthz, /readyz, /metrics: studio.routes.api_route) is never a
+# document to run: nothing may load from it, nothing may frame it.
+API_CONTENT_SECURITY_POLICY = {"default-src": [NONE], "frame-ancestors": [NONE]}
 # Accounts: tokens expire (accounts.tokens); failed logins are throttled per username and address
 # by django-axes (accounts.lockouts), which checks every login before the model backend.
 TOKEN_TTL = env_int("TOKEN_TTL", 12 * 3600)  # seconds an API or page token lives

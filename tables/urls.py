@@ -1,25 +1,26 @@
 from django.urls import path
 
 import studio.converters  # noqa: F401  (registers the <id:...> converter)
+from studio.routes import api_route
 
 from . import api
 
 urlpatterns = [
-    path("tables/", api.TableListView.as_view(), name="table-list"),
-    path("tables/<id:pk>/", api.TableDetailView.as_view(), name="table-detail"),
-    path("tables/<id:pk>/odds/", api.TableOddsView.as_view(), name="table-odds"),
-    path("tables/<id:pk>/rules/", api.TableRulesView.as_view(), name="table-rules"),
-    path("tables/<id:pk>/stats/", api.TableStatsView.as_view(), name="table-stats"),
-    path("tables/<id:pk>/rounds/", api.TableRoundsView.as_view(), name="table-rounds"),
-    path("tables/<id:pk>/current-round/", api.TableCurrentRoundView.as_view(), name="table-current-round"),
-    path("tables/<id:pk>/state/", api.TableStateView.as_view(), name="table-state"),
-    path("tables/<id:pk>/shifts/", api.TableShiftsView.as_view(), name="table-shifts"),
-    path("tables/<id:pk>/changes/", api.TableChangesView.as_view(), name="table-changes"),
-    path("shifts/<id:pk>/end/", api.ShiftEndView.as_view(), name="shift-end"),
-    path("changes/", api.ChangesView.as_view(), name="changes"),
-    path("tables/<id:pk>/stream-snapshot/", api.TableStreamSnapshotView.as_view(), name="table-stream-snapshot"),
-    path("rounds/<id:pk>/", api.RoundDetailView.as_view(), name="round-detail"),
-    path("rounds/<id:pk>/close-betting/", api.RoundCloseBettingView.as_view(), name="round-close-betting"),
-    path("rounds/<id:pk>/cards/", api.RoundCardsView.as_view(), name="round-cards"),
-    path("rounds/<id:pk>/audit/", api.RoundAuditView.as_view(), name="round-audit"),
+    path("tables/", api_route(api.TableListView), name="table-list"),
+    path("tables/<id:pk>/", api_route(api.TableDetailView), name="table-detail"),
+    path("tables/<id:pk>/odds/", api_route(api.TableOddsView), name="table-odds"),
+    path("tables/<id:pk>/rules/", api_route(api.TableRulesView), name="table-rules"),
+    path("tables/<id:pk>/stats/", api_route(api.TableStatsView), name="table-stats"),
+    path("tables/<id:pk>/rounds/", api_route(api.TableRoundsView), name="table-rounds"),
+    path("tables/<id:pk>/current-round/", api_route(api.TableCurrentRoundView), name="table-current-round"),
+    path("tables/<id:pk>/state/", api_route(api.TableStateView), name="table-state"),
+    path("tables/<id:pk>/shifts/", api_route(api.TableShiftsView), name="table-shifts"),
+    path("tables/<id:pk>/changes/", api_route(api.TableChangesView), name="table-changes"),
+    path("shifts/<id:pk>/end/", api_route(api.ShiftEndView), name="shift-end"),
+    path("changes/", api_route(api.ChangesView), name="changes"),
+    path("tables/<id:pk>/stream-snapshot/", api_route(api.TableStreamSnapshotView), name="table-stream-snapshot"),
+    path("rounds/<id:pk>/", api_route(api.RoundDetailView), name="round-detail"),
+    path("rounds/<id:pk>/close-betting/", api_route(api.RoundCloseBettingView), name="round-close-betting"),
+    path("rounds/<id:pk>/cards/", api_route(api.RoundCardsView), name="round-cards"),
+    path("rounds/<id:pk>/audit/", api_route(api.RoundAuditView), name="round-audit"),
 ]

@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularSwaggerSplitView
 from studio import converters, health  # noqa: F401  (converters registers <id:...>)
 
 from studio.errors import api_not_found
+from studio.routes import api_route
 
 from . import pages
 from .schema import SchemaView
@@ -21,9 +22,9 @@ urlpatterns = [
     path("api/", include("integrity.urls")),
     path("api/", include("reports.urls")),
     path("api/", include("accounts.urls")),
-    path("healthz", pages.healthz, name="healthz"),
-    path("readyz", health.readyz, name="readyz"),
-    path("metrics", health.metrics_view, name="metrics"),
+    path("healthz", api_route(pages.healthz), name="healthz"),
+    path("readyz", api_route(health.readyz), name="readyz"),
+    path("metrics", api_route(health.metrics_view), name="metrics"),
     path("", pages.home, name="home"),
     path("login/", auth_views.LoginView.as_view(template_name="login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
@@ -43,7 +44,7 @@ urlpatterns = [
          name="javascript-catalog"),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the switcher's POST
     path("admin/", admin.site.urls),
-    path("api/schema/", SchemaView.as_view(), name="schema"),
+    path("api/schema/", api_route(SchemaView), name="schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="docs"),
-    re_path(r"^api/", api_not_found),  # last: whatever no pattern above took (any character, a newline too)
+    re_path(r"^api/", api_route(api_not_found), name="api-not-found"),  # last: whatever no pattern above took (any character, a newline too)
 ]
