@@ -13,6 +13,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.urls import get_resolver  # noqa: E402
 
 from studio.http import WsgiHttp  # noqa: E402
+from studio.logwriter import write_on_own_thread  # noqa: E402
 from studio.origin import allowed_hosts_origin_validator  # noqa: E402
 from integrity.routing import websocket_urlpatterns as supervisor_websockets  # noqa: E402
 from tables.routing import websocket_urlpatterns  # noqa: E402
@@ -33,4 +34,5 @@ def _freeze_startup_objects() -> None:
     gc.freeze()
 
 
+write_on_own_thread()  # the log's lines leave from a thread of their own, not from each request's
 _freeze_startup_objects()
