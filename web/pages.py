@@ -83,7 +83,7 @@ def operators(request):
     status = request.GET.get("status") if request.GET.get("status") in WalletTransaction.Status.values else None
     listed = operators_overview()
     return render(request, "operators.html", {
-        "operators": listed, "operator": code, "stuck_total": sum(op["stuck"] for op in listed),
+        "operators": listed, "operator": code, "status": status, "stuck_total": sum(op["stuck"] for op in listed),
         "transactions": list(wallet_transactions(operator_code=code, status=status)[:200])})
 
 
