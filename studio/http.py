@@ -9,9 +9,12 @@ in one thread of a fixed pool (`HTTP_THREADS` per process), as a WSGI server wou
 its database connection between requests (CONN_MAX_AGE). WebSockets stay on Channels (web/asgi.py).
 a2wsgi's request thread waits for the event loop at each message it hands over (start, body, end):
 three cross-thread round trips a request, which under load doubled the server CPU of a health check
-(docs/PERFORMANCE.md). `_Responder` hands a message over without waiting while the messages handed
-over so far cannot fill a2wsgi's send queue (a plain response's three always fit); past that (a long
-streamed response) it waits as a2wsgi does, so the queue's bound stays the back-pressure on a slow client.
+(docs/PERFORMANCE.md). `_Responder` keeps a plain (not streamed) response's messages until its last
+and hands them over at once, as two (the start, and the whole body): one wake-up of the loop a
+response, which matters most when requests come one at a time. A streamed response's chunks go as
+they are made, without waiting while the messages handed over so far cannot fill a2wsgi's send
+queue; past that (a long stream) it waits as a2wsgi does, so the queue's bound stays the
+back-pressure on a slow client.
 
 What this module adds:
 
@@ -49,12 +52,13 @@ class ClientTooSlow(Exception):
 class _Exchange:
     """One request's state, shared by the loop's side and the request thread (through a contextvar)."""
 
-    __slots__ = ("after", "body", "gone")
+    __slots__ = ("after", "body", "gone", "streaming")
 
     def __init__(self, body: bytes):
         self.after: list = []
         self.body = body
         self.gone = False
+        self.streaming = False  # known once the application has returned its response
 
 
 _exchange: contextvars.ContextVar[_Exchange | None] = contextvars.ContextVar("studio.http.exchange", default=None)
@@ -94,19 +98,41 @@ def _wsgi(application):
         response = application(environ, start_response)
         if exchange is None or not getattr(response, "streaming", False):
             return response
+        exchange.streaming = True
         return _StopWhenGone(response, exchange)
     return app
 
 
 class _Responder(WSGIResponder):
-    """a2wsgi's responder, except that the request thread does not wait for the loop to take a
-    message while fewer than the send queue's size have been handed over (see the module's docstring)."""
+    """a2wsgi's responder, except that a plain response goes to the loop whole, in one hand-over, and
+    a streamed one's thread does not wait for the loop to take a message while fewer than the send
+    queue's size have been handed over (see the module's docstring)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.handed_over = 0
+        self.held: list | None = []  # the response's messages so far, until it is known to stream or it ends
 
     def send(self, message) -> None:
+        exchange = _exchange.get()
+        if self.held is not None and not (exchange is not None and exchange.streaming):
+            if message["type"] == "http.response.start" or message.get("more_body"):
+                self.held.append(message)
+                return
+            start, *chunks = self.held  # its last message: the response, whole
+            body = b"".join([*(chunk.get("body", b"") for chunk in chunks), message.get("body", b"")])
+            self.held = None
+            self.loop.call_soon_threadsafe(self._put_all, [start, {"type": "http.response.body", "body": body}])
+            return
+        held, self.held = self.held or [], None  # a streamed response: what was held goes first
+        for each in (*held, message):
+            self._hand_over(each)
+
+    def _put_all(self, messages: list) -> None:
+        for message in messages:
+            self.send_queue.put_nowait(message)
+
+    def _hand_over(self, message) -> None:
         self.handed_over += 1
         if self.handed_over < self.send_queue.maxsize:
             self.loop.call_soon_threadsafe(self.send_queue.put_nowait, message)  # in order: the loop runs callbacks FIFO

@@ -149,6 +149,17 @@ async def test_a_plain_responses_thread_hands_its_messages_over_without_waiting_
     assert send.status == 200 and send.body == b"done"
 
 
+async def test_a_plain_response_reaches_the_server_whole_as_its_start_and_its_body():
+    def app(environ, start_response):
+        start_response("201 Created", [("Content-Type", "application/json")])
+        return [b'{"id":', b"1}"]
+
+    send = Recorder()
+    await asyncio.wait_for(http.WsgiHttp(app, threads=1)(SCOPE, _receiver([b""]), send), TIMEOUT)
+    assert send.messages == [{"type": "http.response.start", "status": 201, "headers": [(b"content-type", b"application/json")]},
+                             {"type": "http.response.body", "body": b'{"id":1}'}]
+
+
 async def test_the_request_thread_reads_the_body_without_the_loop():
     """The body was read on the loop before the thread was taken: reading wsgi.input (as Django does
     for every POST) must not wait for the loop again (a2wsgi's own input would: a round trip)."""
