@@ -37,10 +37,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -131,14 +133,33 @@ def _new_page(browser, **context_args):
     page.on("console", lambda msg: violations.append(msg.text)
             if msg.type == "error" and "Content Security Policy" in msg.text else None)
     page.csp_violations = violations
+    asked: set = set()  # the page's requests not yet answered
+    page.on("request", lambda request: asked.add(request))
+    page.on("requestfinished", lambda request: asked.discard(request))
+    page.on("requestfailed", lambda request: asked.discard(request))
+    page.unanswered = asked
     return context, page
+
+
+def _close(context, page) -> None:
+    """Close the page once the server has answered what it asked (a page refreshes its figures after
+    an action, and a test may end on the action): a request still being served when the test's
+    database is emptied would hold a table of SQLite's shared in-memory database, and the emptying
+    would fail. A request that never ends (none of the pages makes one) is given up after 10 s."""
+    deadline = time.monotonic() + 10
+    while page.unanswered and time.monotonic() < deadline:
+        try:
+            page.wait_for_event("requestfinished", timeout=500)
+        except PlaywrightTimeoutError:
+            pass
+    context.close()
 
 
 @pytest.fixture
 def page(browser):
     context, page = _new_page(browser, viewport=DESKTOP)
     yield page
-    context.close()
+    _close(context, page)
 
 
 @pytest.fixture
@@ -146,7 +167,7 @@ def phone_page(browser):
     context, page = _new_page(browser, viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True,
                               user_agent=PHONE_UA)
     yield page
-    context.close()
+    _close(context, page)
 
 
 def login(page, live_server_url: str, username: str, password: str) -> None:
