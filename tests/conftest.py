@@ -65,6 +65,23 @@ def pytest_sessionstart(session):
 
 
 @pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory, request):
+    """Without PostgreSQL: the test database is a file in WAL mode, one per xdist worker, as the
+    embedded studio's own is, not Django's default shared in-memory database. There, a thread that
+    reads a table another thread is writing (a timer closing betting, the live server answering a
+    page's last request while the test's data is emptied) fails at once with "database table is
+    locked" instead of waiting; in WAL mode readers never wait and a writer waits for the other
+    (OPTIONS' timeout). `synchronous=OFF`: a commit does not wait for the disk (the file is thrown
+    away), as PostgreSQL's `synchronous_commit` is off for its test database (below)."""
+    database = dj_settings.DATABASES["default"]
+    if database["ENGINE"] != "django.db.backends.sqlite3":
+        return
+    worker = getattr(request.config, "workerinput", {}).get("workerid", "main")
+    database.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("db") / f"studio-test-{worker}.sqlite3")
+    database["OPTIONS"] = {**database["OPTIONS"], "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;"}
+
+
+@pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """pytest-django's test database, with commits that do not wait for the disk (PostgreSQL's
     `synchronous_commit = off`, for every connection to it, the servers the tests start included):
