@@ -155,6 +155,11 @@ def is_busy(exc: BaseException) -> bool:
 BUSY_BODY = {"code": "busy", "message": "The studio is busy: try again in a moment.", "fields": {}}
 
 
+def error_response(code: str, message: str, status: int) -> JsonResponse:
+    """An answer outside DRF (a plain Django view) in the API's error shape: code, message, no fields."""
+    return JsonResponse({"code": code, "message": message, "fields": {}}, status=status)
+
+
 def busy_response() -> JsonResponse:
     return JsonResponse(BUSY_BODY, status=503, headers={"Retry-After": str(BUSY_RETRY_AFTER)})
 
@@ -217,4 +222,4 @@ def api_not_found(request):
         if match is not None and match.url_name != "api-not-found":
             query = request.META.get("QUERY_STRING", "")
             return HttpResponsePermanentRedirect(request.path + "/" + (f"?{query}" if query else ""))
-    return JsonResponse({"code": "not_found", "message": "No such API endpoint or object.", "fields": {}}, status=404)
+    return error_response("not_found", "No such API endpoint or object.", 404)

@@ -12,6 +12,7 @@ from django.db import connection
 from django.http import HttpResponse, JsonResponse
 
 from . import heartbeat, metrics
+from .errors import error_response
 
 log = logging.getLogger(__name__)
 
@@ -85,10 +86,8 @@ def _allowed(request) -> bool:
 def metrics_view(request):
     """404 when metrics are not configured (no token, no addresses), 403 for anyone else."""
     if not settings.METRICS_TOKEN and not settings.METRICS_ALLOWED_IPS:
-        return JsonResponse({"code": "not_found", "message": "Metrics are off: set METRICS_TOKEN or METRICS_ALLOWED_IPS.", "fields": {}},
-                            status=404)
+        return error_response("not_found", "Metrics are off: set METRICS_TOKEN or METRICS_ALLOWED_IPS.", 404)
     if not _allowed(request):
-        return JsonResponse({"code": "forbidden", "message": "Metrics need the metrics token or an allowed address.", "fields": {}},
-                            status=403)
+        return error_response("forbidden", "Metrics need the metrics token or an allowed address.", 403)
     body, content_type = metrics.exposition()
     return HttpResponse(body, content_type=content_type, headers={"Cache-Control": "no-store"})
