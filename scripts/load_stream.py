@@ -269,6 +269,7 @@ def require_free(*ports: int) -> None:
 
     for port in ports:
         with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the servers do: a closed run's TIME_WAIT is no server
             try:
                 s.bind(("127.0.0.1", port))
             except OSError:
