@@ -1,6 +1,6 @@
 """Benchmark: POST /api/rounds/{id}/bets/ under 50 concurrent clients over HTTP.
 
-The production server setup (scripts/serve.py --no-celery --workers 2: uvicorn web.asgi:application,
+The production server setup (scripts/serve.py --no-celery --workers 2: two web processes on one port, web/server.py,
 DEBUG=0, a SECRET_KEY, PostgreSQL, REDIS_URL so the bet.placed messages go to Redis; no Celery worker
 is needed) serves one round with a long betting window and a big max_bet. 5,000 players with plenty
 of chips (so that each places a few bets in the round, as at a real table, not dozens) are shared
@@ -86,7 +86,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=5000, help="timed requests per phase")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--players", type=int, default=5000)
-    parser.add_argument("--workers", type=int, default=2, help="uvicorn workers")
+    parser.add_argument("--workers", type=int, default=2, help="web processes")
     parser.add_argument("--amount", default="10", help="chips per bet")
     parser.add_argument("--max-seconds", type=float, default=30, help="stop starting requests of a phase after this long")
     parser.add_argument("--rate", type=float, default=TARGET_RATE, help="bets/s offered in the paced phase")
@@ -164,7 +164,7 @@ def main() -> int:
             drop_database(url, "bench_bets_http")
 
     print_table(["endpoint", "requests", "non-2xx", "req/s", "p50 ms", "p99 ms", "max ms", "CPU ms/req: client / server / postgres"],
-                [row(r) for r in results], title=f"{args.clients} concurrent keep-alive clients, uvicorn --workers {args.workers}")
+                [row(r) for r in results], title=f"{args.clients} concurrent keep-alive clients, {args.workers} web processes")
     expected = sum(r["warmup_ok"] + r["ok"] for r in results[2:])
     checks.append(["every accepted bet is in the database", f"{placed} bets, {expected} accepted", "OK" if placed == expected else "FAILED"])
     print_table(["check", "found", "result"], checks, title="Ledger checks after the run")

@@ -2,8 +2,8 @@
 
 A dealer opens a round, closes betting and posts the cards of a freshly shuffled pack until the
 match, round after round, until --cards cards were dealt. Measured twice:
-  * over HTTP against the production server setup (scripts/serve.py --no-celery: uvicorn
-    web.asgi:application, DEBUG=0, a SECRET_KEY, PostgreSQL, REDIS_URL so broadcasts go to Redis);
+  * over HTTP against the production server setup (scripts/serve.py --no-celery: its web
+    process, web/server.py, DEBUG=0, a SECRET_KEY, PostgreSQL, REDIS_URL so broadcasts go to Redis);
   * in-process through tables.services.card_deal: the floor, no HTTP.
 Only the card POSTs (card_deal calls) are timed; one warm-up round of each is not counted.
 
@@ -113,7 +113,7 @@ def count_queries(dealer, table_id: int, rounds) -> dict[str, list[str]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cards", type=int, default=1000, help="card POSTs to time (each way)")
-    parser.add_argument("--workers", type=int, default=1, help="uvicorn workers (one dealer posts one card at a time)")
+    parser.add_argument("--workers", type=int, default=1, help="web processes (one dealer posts one card at a time)")
     parser.add_argument("--verbose", action="store_true", help="print the SQL of one card_deal")
     add_server_arguments(parser)
     add_common_arguments(parser, "cards")

@@ -148,7 +148,7 @@ def _children(pid: int) -> set[int]:
 
 
 class Server:
-    """`scripts/serve.py --no-celery` (uvicorn web.asgi:application) on a free port of 127.0.0.1."""
+    """`scripts/serve.py --no-celery` (its web processes: web/server.py) on a free port of 127.0.0.1."""
 
     def __init__(self, env: dict[str, str], workers: int = 1):
         self.env, self.workers = env, workers
@@ -186,7 +186,7 @@ class Server:
         if self.proc is None or self.proc.poll() is not None:
             return
         self.pids |= _children(self.proc.pid)
-        self.proc.send_signal(signal.SIGTERM)  # serve.py stops its uvicorn process group itself
+        self.proc.send_signal(signal.SIGTERM)  # serve.py stops its web processes itself
         try:
             self.proc.wait(15)
         except subprocess.TimeoutExpired:

@@ -188,7 +188,7 @@ def main() -> int:
                      f"{paced[kind]['rate']:,.0f}", f"{paced[kind]['p50']:.1f}", f"{paced[kind]['p99']:.1f}",
                      str(sum(sum(r["errors"].values()) for r in closed[kind]) + sum(paced[kind]["errors"].values()))])
     print_table(["wallet", "closed loop bets/s (each run)", "median", "CPU ms/bet: server / wallet", "paced: answered/s", "p50 ms", "p99 ms", "non-2xx"], rows,
-                title=f"{args.clients} clients, uvicorn --workers {args.workers}, the operator's wallet answering in {args.latency_ms:.0f} ms")
+                title=f"{args.clients} clients, {args.workers} web processes, the operator's wallet answering in {args.latency_ms:.0f} ms")
     checks.append(["every accepted bet is in the database (warm-ups too)", f"{placed} bets, at least {accepted} accepted",
                    "OK" if placed >= accepted else "FAILED"])
     print_table(["check", "found", "result"], checks, title="Ledger checks after the run")

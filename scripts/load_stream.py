@@ -4,8 +4,8 @@ messages to the same number of clients. See docs/STREAM.md for the figures and h
 
     DATABASE_URL=postgres://... REDIS_URL=redis://... python scripts/load_stream.py [--watchers 1000]
 
-The production setup it starts (and stops): two uvicorn processes on two ports (--workers 1 each,
-the flags of scripts/serve.py: no per-message compression), one Celery worker (settlement), the
+The production setup it starts (and stops): two web processes (web/server.py: uvicorn with the
+production flags, no per-message compression) on two ports, one Celery worker (settlement), the
 Redis pub/sub channel layer, DEBUG=0 and a SECRET_KEY. Watchers are spread over both ports and over
 several client processes; each client is a bare asyncio protocol around the sans-I/O
 `websockets.client.ClientProtocol` (no compression offered), which stamps a frame's arrival in
@@ -444,9 +444,7 @@ def run_studio(args, tmp: str) -> tuple[dict, list[str], dict]:
     ports = [args.port, args.port + 1]
     procs = Procs()
     try:
-        servers = [procs.start([PY, "-m", "uvicorn", "web.asgi:application", "--host", "127.0.0.1", "--port", str(p),
-                                "--workers", "1", "--ws", "websockets-sansio", "--ws-per-message-deflate", "false", "--no-access-log", "--lifespan", "off",
-                                "--log-level", "warning", "--backlog", "4096"], env=env) for p in ports]
+        servers = [procs.start([PY, "-m", "web.server", "--host", "127.0.0.1", "--port", str(p)], env=env) for p in ports]
         procs.start([PY, "-m", "celery", "-A", "studio", "worker", "-l", "warning", "--concurrency", "1", "-n",
                      f"load-{os.getpid()}@%h"], env=env)
         for p in ports:

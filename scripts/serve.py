@@ -1,5 +1,6 @@
-"""Serve the studio on one machine: the ASGI server (uvicorn: HTTP + WebSockets), and with REDIS_URL
-also the virtual dealer, a Celery worker and Celery beat, each a child process of this launcher.
+"""Serve the studio on one machine: N web processes (web/server.py: uvicorn, HTTP + WebSockets, all
+on the one port), and with REDIS_URL also the virtual dealer, a Celery worker and Celery beat, each a
+child process of this launcher.
 
     python scripts/serve.py [--host 127.0.0.1] [--port 8000] [--workers N]
 
@@ -77,7 +78,7 @@ class Child:
         say(f"{self.name} started (pid {self.proc.pid})")
 
     def signal_group(self, sig: int) -> None:
-        """Signal the child's process group: its own children (uvicorn workers, Celery's pool) too."""
+        """Signal the child's process group: its own children (Celery's pool) too."""
         if self.proc is not None:
             try:
                 os.killpg(self.proc.pid, sig)
@@ -118,13 +119,14 @@ def forget_dead_processes(folder: str) -> None:
 def commands(args, env: dict[str, str], runtime: Path) -> list[Child]:
     redis = bool(env.get("REDIS_URL"))
     py = sys.executable
-    web = [py, "-m", "uvicorn", "web.asgi:application", "--host", args.host, "--port", str(args.port),
-           "--workers", str(args.workers if redis else 1), "--ws", "websockets-sansio", "--ws-per-message-deflate", "false", "--no-access-log",
-           "--lifespan", "off", "--log-level", "warning"]  # the access log is studio.access's (no query strings)
+    # --workers web processes, each on its own SO_REUSEPORT socket of the one port (web/server.py):
+    # the kernel spreads the connections evenly, where uvicorn's --workers piles them on one process.
+    web = [py, "-m", "web.server", "--host", args.host, "--port", str(args.port)]
     web_env = dict(env)
     if not redis and not args.no_virtual_dealer:
         web_env["VIRTUAL_DEALER_THREAD"] = "1"  # embedded: the loop runs inside the one server process
-    children = [Child("web", web, web_env)]
+    count = args.workers if redis else 1
+    children = [Child("web" if count == 1 else f"web-{n}", web, web_env) for n in range(1, count + 1)]
     if redis and not args.no_virtual_dealer:
         children.append(Child("virtual-dealer", [py, "manage.py", "virtual_dealer"], env))
     if redis and not args.no_celery:

@@ -1,14 +1,17 @@
 """The production process files agree with each other: the Procfile and the systemd units run the
-same four processes, each unit restarts its process, and the web server runs without uvicorn's access
-log (the studio's own leaves query strings out)."""
+same four processes, each unit restarts its process, the web processes are web/server.py's (uvicorn
+without its access log: the studio's own leaves query strings out), and the migrations run once,
+before any web process."""
 import configparser
 import shlex
 from pathlib import Path
 
 from django.conf import settings as dj_settings
 
+from web import server
+
 ROOT = Path(dj_settings.BASE_DIR)
-PROCESSES = {"web": "web", "worker": "worker", "beat": "beat", "virtual_dealer": "virtual-dealer"}
+PROCESSES = {"web": "web@", "worker": "worker", "beat": "beat", "virtual_dealer": "virtual-dealer"}
 
 
 def procfile() -> dict[str, list[str]]:
@@ -24,9 +27,9 @@ def unit(name: str) -> configparser.ConfigParser:
 
 
 def program(argv: list[str]) -> list[str]:
-    """What a command runs, without the interpreter's path and the options' values: `-m uvicorn web.asgi:application`."""
+    """What a command runs, without the interpreter's path and the options: `-m web.server`, `manage.py virtual_dealer`."""
     start = next(i for i, arg in enumerate(argv) if arg in ("-m", "manage.py"))
-    return argv[start:start + 3]
+    return argv[start:start + 2] if argv[start] == "-m" and argv[start + 1] == "web.server" else argv[start:start + 3]
 
 
 def test_the_procfile_and_the_units_run_the_same_four_processes():
@@ -37,12 +40,16 @@ def test_the_procfile_and_the_units_run_the_same_four_processes():
         service = unit(unit_name)["Service"]
         assert service["Restart"] == "always" and service["EnvironmentFile"]
         assert program(shlex.split(service["ExecStart"])) == program(processes[name])
-        assert f"studio-{unit_name}.service" in target
+        wanted = f"studio-{unit_name}1.service" if unit_name.endswith("@") else f"studio-{unit_name}.service"
+        assert wanted in target
 
 
-def test_the_web_server_runs_without_uvicorns_access_log():
-    for argv in (procfile()["web"], shlex.split(unit("web")["Service"]["ExecStart"])):
-        assert "--no-access-log" in argv and argv[argv.index("--log-level") + 1] == "warning"
+def test_the_web_processes_run_uvicorn_without_its_access_log_on_one_shared_port():
+    assert server.OPTIONS["access_log"] is False and server.OPTIONS["log_level"] == "warning"
+    target = (ROOT / "deploy" / "systemd" / "studio.target").read_text()
+    assert "studio-web@1.service" in target and "studio-web@2.service" in target
+    for argv in (procfile()["web"], shlex.split(unit("web@")["Service"]["ExecStart"])):
+        assert argv[argv.index("-m") + 1] == "web.server" and "--port" in argv
 
 
 def test_the_environment_example_names_what_production_requires():
@@ -51,8 +58,13 @@ def test_the_environment_example_names_what_production_requires():
         assert f"\n{name}=" in example
 
 
-def test_the_web_unit_migrates_and_collects_the_static_files_before_it_starts():
-    before = [shlex.split(line.split("=", 1)[1]) for line in (ROOT / "deploy" / "systemd" / "studio-web.service").read_text().splitlines()
-              if line.startswith("ExecStartPre=")]
-    assert [argv[1:3] for argv in before] == [["manage.py", "migrate"], ["manage.py", "collectstatic"]]
-    assert all("--noinput" in argv for argv in before)
+def test_the_migrations_and_the_static_files_come_once_before_the_web_processes_start():
+    migrate = (ROOT / "deploy" / "systemd" / "studio-migrate.service").read_text().splitlines()
+    steps = [shlex.split(line.split("=", 1)[1]) for line in migrate if line.startswith("ExecStart=")]
+    assert [argv[1:3] for argv in steps] == [["manage.py", "migrate"], ["manage.py", "collectstatic"]]
+    assert all("--noinput" in argv for argv in steps)
+    assert "Type=oneshot" in migrate and "RemainAfterExit=yes" in migrate
+    web = unit("web@")["Unit"]
+    assert "studio-migrate.service" in web["Requires"] and "studio-migrate.service" in web["After"]
+    assert not [line for line in (ROOT / "deploy" / "systemd" / "studio-web@.service").read_text().splitlines()
+                if line.startswith("ExecStartPre=")]  # two web processes must not migrate at once
