@@ -61,10 +61,10 @@ def stop(proc: subprocess.Popen) -> None:
 def studio_server(*, log_dir: Path, name: str, **env_extra: str):
     """uvicorn serving the studio on the test database, tasks in-process; yields its base URL. It signs
     with the tests' SECRET_KEY, so a session made in the test process is valid there.
-    The listening socket is made here, on a port the system picks, and handed to uvicorn (`--fd`): it
-    listens before the server starts, so no other process (another test, another pytest worker) can
-    take the port between a check and the server's bind, and the health check below can only reach
-    this server. With REDIS_URL the server gets a channel prefix of its own, so no other server is heard."""
+    The listening socket is made here, on a port the system picks, and handed to the web process
+    (web/server.py, `--fd`): it listens before the server starts, so no other process (another
+    test, another pytest worker) can take the port between a check and the server's bind, and the
+    health check below can only reach this server. With REDIS_URL the server gets a channel prefix of its own, so no other server is heard."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(128)
@@ -78,8 +78,7 @@ def studio_server(*, log_dir: Path, name: str, **env_extra: str):
     with open(log_path, "wb") as log:
         with listener:  # the server's own copy of the socket stays open; this one is closed
             proc = subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "web.asgi:application", "--fd", str(listener.fileno()),
-                 "--ws", "websockets-sansio", "--ws-per-message-deflate", "false", "--lifespan", "off"], pass_fds=[listener.fileno()],
+                [sys.executable, "-m", "web.server", "--fd", str(listener.fileno())], pass_fds=[listener.fileno()],
                 cwd=Path(settings.BASE_DIR), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )
         url = f"http://127.0.0.1:{port}"

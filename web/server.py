@@ -1,6 +1,7 @@
 """One web server process: uvicorn serving web.asgi:application on its own listening socket.
 
     python -m web.server --host 127.0.0.1 --port 8000
+    python -m web.server --fd N      (a listening socket made by the caller, inherited: the tests)
 
 Several of these serve one port together: each binds its own socket with SO_REUSEPORT, and the
 kernel hands each new connection to one of them by a hash of its addresses, so connections spread
@@ -40,9 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--fd", type=int, help="serve on this inherited listening socket instead")
     args = parser.parse_args(argv)
     try:
-        sock = listening_socket(args.host, args.port)
+        sock = socket.socket(fileno=args.fd) if args.fd is not None else listening_socket(args.host, args.port)
     except OSError as exc:
         logging.getLogger("web.server").error("cannot listen on %s:%s: %s", args.host, args.port, exc)
         return 3  # uvicorn's own exit code for a server that cannot start
