@@ -57,6 +57,13 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
+def server_env(**extra: str) -> dict[str, str]:
+    """The environment of a web process the tests start: the test database, the tests' SECRET_KEY,
+    tasks in-process."""
+    return {**os.environ, "DATABASE_URL": db_url_of_tests(), "SECRET_KEY": settings.SECRET_KEY, "TASK_RUNNER": "inprocess",
+            "INPROCESS_TIMERS": "false", "INPROCESS_ASYNC": "false", **extra}
+
+
 @contextlib.contextmanager
 def studio_server(*, log_dir: Path, name: str, **env_extra: str):
     """uvicorn serving the studio on the test database, tasks in-process; yields its base URL. It signs
@@ -64,13 +71,13 @@ def studio_server(*, log_dir: Path, name: str, **env_extra: str):
     The listening socket is made here, on a port the system picks, and handed to the web process
     (web/server.py, `--fd`): it listens before the server starts, so no other process (another
     test, another pytest worker) can take the port between a check and the server's bind, and the
-    health check below can only reach this server. With REDIS_URL the server gets a channel prefix of its own, so no other server is heard."""
+    health check below can only reach this server. With REDIS_URL the server gets a channel prefix of
+    its own, so no other server is heard."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(128)
     port = listener.getsockname()[1]
-    env = {**os.environ, "DATABASE_URL": db_url_of_tests(), "SECRET_KEY": settings.SECRET_KEY, "TASK_RUNNER": "inprocess",
-           "INPROCESS_TIMERS": "false", "INPROCESS_ASYNC": "false", **env_extra}
+    env = server_env(**env_extra)
     if env.get("REDIS_URL"):
         env["CHANNELS_PREFIX"] = f"{os.environ.get('CHANNELS_PREFIX', 'studio')}-{name}-{port}"
     log_dir.mkdir(parents=True, exist_ok=True)

@@ -46,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         sock = socket.socket(fileno=args.fd) if args.fd is not None else listening_socket(args.host, args.port)
     except OSError as exc:
-        logging.getLogger("web.server").error("cannot listen on %s:%s: %s", args.host, args.port, exc)
+        where = f"fd {args.fd}" if args.fd is not None else f"{args.host}:{args.port}"
+        logging.getLogger("web.server").error("cannot listen on %s: %s", where, exc)
         return 3  # uvicorn's own exit code for a server that cannot start
     uvicorn.Server(uvicorn.Config(APP, host=args.host, port=args.port, **OPTIONS)).run(sockets=[sock])
     return 0

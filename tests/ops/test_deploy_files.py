@@ -27,9 +27,9 @@ def unit(name: str) -> configparser.ConfigParser:
 
 
 def program(argv: list[str]) -> list[str]:
-    """What a command runs, without the interpreter's path and the options: `-m web.server`, `manage.py virtual_dealer`."""
+    """What a command runs, without the interpreter's path and the options' values: `-m web.server --host`."""
     start = next(i for i, arg in enumerate(argv) if arg in ("-m", "manage.py"))
-    return argv[start:start + 2] if argv[start] == "-m" and argv[start + 1] == "web.server" else argv[start:start + 3]
+    return argv[start:start + 3]
 
 
 def test_the_procfile_and_the_units_run_the_same_four_processes():

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from django.conf import settings
 
-from tests.servers import db_url_of_tests, stop
+from tests.servers import server_env, stop
 
 CONNECTIONS = 40
 
@@ -50,8 +50,7 @@ def _wait(predicate, what: str, procs, timeout: float = 60) -> None:
 
 
 def _web_server(port: int, log: Path) -> subprocess.Popen:
-    env = {**os.environ, "DATABASE_URL": db_url_of_tests(), "SECRET_KEY": settings.SECRET_KEY, "TASK_RUNNER": "inprocess",
-           "INPROCESS_TIMERS": "false", "INPROCESS_ASYNC": "false"}
+    env = server_env()
     env.pop("REDIS_URL", None)
     with log.open("wb") as out:  # the process keeps its own copy
         return subprocess.Popen([sys.executable, "-m", "web.server", "--host", "127.0.0.1", "--port", str(port)],
