@@ -102,6 +102,7 @@ if DATABASE_URL:
     # Each process shares a psycopg pool among its threads (HTTP requests, the consumers' database
     # thread, timers); DB_POOL_SIZE=0 turns it off: then one connection per request, closed at its end.
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+    DATABASES["default"]["ENGINE"] = "studio.postgresql"  # Django's, its flush by DELETE (studio/postgresql/base.py)
     # Every session waits at most DB_LOCK_TIMEOUT_MS for a row lock and runs a statement at most
     # DB_STATEMENT_TIMEOUT_MS (0: no limit), set once per connection (no statement per request), so
     # one held lock cannot hold every request thread; the request gets a 503 `busy` (studio.errors).

@@ -1,0 +1,48 @@
+"""The studio's PostgreSQL backend (studio/postgresql/base.py): Django's, with a flush by DELETE."""
+import pytest
+from django.core.management import call_command
+from django.core.management.color import no_style
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from audit.models import ChainHead
+from tables.models import DealtCard, Round, RoundEvent, Table
+from tables.services import card_deal, round_close_betting, round_open
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def _tables():
+    return connection.introspection.django_table_names(only_existing=True, include_views=False)
+
+
+def test_the_flush_sql_deletes_and_keeps_truncate_where_delete_cannot_do_the_same():
+    tables = _tables()
+    plain = connection.ops.sql_flush(no_style(), tables)
+    assert plain == [" ".join(f'DELETE FROM "{name}";' for name in tables)]
+    assert connection.ops.sql_flush(no_style(), tables, reset_sequences=True)[0].startswith("TRUNCATE")
+    assert connection.ops.sql_flush(no_style(), tables, allow_cascade=True)[0].endswith("CASCADE;")
+    assert connection.ops.sql_flush(no_style(), []) == []
+
+
+def test_flush_empties_every_table_whatever_the_foreign_keys(make_table, dealer):
+    table = make_table()
+    rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    round_close_betting(round_id=rnd.pk, actor=dealer)
+    for card in ("2H", "3H", "KD"):
+        card_deal(round_id=rnd.pk, card=card, actor=dealer)
+    assert DealtCard.objects.count() == 3 and RoundEvent.objects.exists() and ChainHead.objects.exists()
+
+    with CaptureQueriesContext(connection) as ran:
+        call_command("flush", interactive=False, verbosity=0, reset_sequences=False)  # as after a transactional test
+    assert any(q["sql"].startswith("DELETE FROM") for q in ran.captured_queries)
+    assert not any("TRUNCATE" in q["sql"] for q in ran.captured_queries)
+
+    with connection.cursor() as cursor:
+        left = {}
+        for name in _tables():
+            cursor.execute(f"SELECT count(*) FROM {connection.ops.quote_name(name)}")
+            left[name] = cursor.fetchone()[0]
+    # post_migrate puts the content types and permissions back; everything else is empty
+    assert {name for name, rows in left.items() if rows} <= {"django_content_type", "auth_permission"}
+    assert not Table.objects.exists() and not Round.objects.exists()
