@@ -212,7 +212,7 @@ class Procs:
 
 
 def proc_status(pid: int) -> dict[str, int]:
-    """RSS now and peak (kB), and CPU seconds so far, of one process."""
+    """RSS now and peak (kB), and CPU seconds so far (all, and the kernel's part), of one process."""
     out = {}
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -221,6 +221,7 @@ def proc_status(pid: int) -> dict[str, int]:
                 out[key] = int(value.split()[0])
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         out["cpu"] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        out["sys"] = int(fields[12]) / os.sysconf("SC_CLK_TCK")
     except FileNotFoundError:
         pass
     return out
@@ -471,6 +472,7 @@ def run_studio(args, tmp: str) -> tuple[dict, list[str], dict]:
     studio["server_rss_mb"] = [round(a.get("VmRSS", 0) / 1024) for a in after]
     studio["server_peak_rss_mb"] = [round(a.get("VmHWM", 0) / 1024) for a in after]
     studio["server_cpu_s"] = [round(a.get("cpu", 0) - b.get("cpu", 0), 2) for a, b in zip(after, before)]
+    studio["server_sys_s"] = [round(a.get("sys", 0) - b.get("sys", 0), 2) for a, b in zip(after, before)]
     return studio, texts, sent
 
 
@@ -498,6 +500,7 @@ def run_floor(args, tmp: str, texts: list[str], studio_sent: dict) -> dict:
         print(f"floor: {connected}/{args.watchers} clients connected in {took:.1f} s", flush=True)
         times = [studio_sent[(json.loads(t)["type"], json.loads(t).get("position"))] for t in texts]
         gaps = [0.0] + [max(0.0, b - a) for a, b in zip(times, times[1:])]
+        before = proc_status(floor.pid)
         t_start = time.monotonic()
         sent = replay_floor(args, args.floor_port, texts, gaps)
         wait_finished(clients, args.timeout)
@@ -508,6 +511,8 @@ def run_floor(args, tmp: str, texts: list[str], studio_sent: dict) -> dict:
         procs.stop()
     result = analyse("floor", data, sent, [json.loads(t)["seq"] for t in texts], args.watchers, wall)
     result["server_rss_mb"], result["server_peak_rss_mb"] = [round(status.get("VmRSS", 0) / 1024)], [round(status.get("VmHWM", 0) / 1024)]
+    result["server_cpu_s"] = [round(status.get("cpu", 0) - before.get("cpu", 0), 2)]
+    result["server_sys_s"] = [round(status.get("sys", 0) - before.get("sys", 0), 2)]
     return result
 
 
@@ -530,7 +535,7 @@ def driver(args) -> None:
 
 def print_report(report: list[dict]) -> None:
     cols = ["phase", "watchers", "connected", "messages", "lost", "out_of_order", "duplicates", "card_p50_ms", "card_p99_ms",
-            "card_max_ms", "post_to_at_p50_ms", "post_to_at_max_ms", "from_at_p50_ms", "from_at_p99_ms", "settled_p50_ms", "api_post_p50_ms", "server_rss_mb", "server_peak_rss_mb", "client_cpu_pct", "load_avg"]
+            "card_max_ms", "post_to_at_p50_ms", "post_to_at_max_ms", "from_at_p50_ms", "from_at_p99_ms", "settled_p50_ms", "api_post_p50_ms", "server_rss_mb", "server_peak_rss_mb", "server_cpu_s", "server_sys_s", "client_cpu_pct", "load_avg"]
     print("\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
     for row in report:
         print("| " + " | ".join(str(row.get(c, "")) for c in cols) + " |")
