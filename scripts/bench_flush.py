@@ -15,13 +15,12 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import statistics
 import sys
 import time
 
 from bench_common import (  # noqa: E402
     LATENCY_HEADERS, add_common_arguments, create_database, django_setup, drop_database, latency_row, machine,
-    pg_version, print_table, require_postgres_url,
+    percentile, pg_version, print_table, require_postgres_url,
 )
 
 
@@ -84,7 +83,8 @@ def main() -> int:
     rows = [latency_row(f"flush SQL: {name}", sql_times[name]) for name in ways]
     rows += [latency_row(f"a test's teardown: {name}", teardown_times[name]) for name in ways]
     print_table(LATENCY_HEADERS, rows, title=f"Emptying {len(tables)} tables")
-    (delete, truncate), (delete_all, truncate_all) = ([statistics.median(t[name]) for name in ways] for t in (sql_times, teardown_times))
+    (delete, truncate), (delete_all, truncate_all) = ([percentile(sorted(t[name]), 50) for name in ways]
+                                                      for t in (sql_times, teardown_times))
     print(f"Median flush SQL: DELETE {delete * 1000:.1f} ms, TRUNCATE {truncate * 1000:.1f} ms ({truncate / delete:.0f}x); "
           f"a transactional test's teardown {delete_all * 1000:.0f} ms against {truncate_all * 1000:.0f} ms.")
     return 0

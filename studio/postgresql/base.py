@@ -3,8 +3,8 @@ built-in backend is a subclass named in ENGINE).
 
 A flush that keeps the sequences (the test suite's, after each of its transactional tests) empties
 the tables with DELETE instead of TRUNCATE. TRUNCATE gives every table new files, about 10 ms a
-table, 0.4-0.9 s for the studio's 40 tables on a 2-core VM, where deleting the few rows a test
-leaves takes milliseconds (`python scripts/bench_flush.py`). Every foreign key is DEFERRABLE
+table, 0.26-0.47 s for the studio's 40 tables on a 2-core VM, where deleting the few rows a test
+leaves takes 30 ms (`python scripts/bench_flush.py`). Every foreign key is DEFERRABLE
 INITIALLY DEFERRED (Django makes them so), so the DELETEs run in any order inside flush's one
 transaction. A flush that resets the sequences (`manage.py flush`) or cascades to tables outside its
 list keeps TRUNCATE, which alone does both.
