@@ -46,3 +46,15 @@ def test_flush_empties_every_table_whatever_the_foreign_keys(make_table, dealer)
     # post_migrate puts the content types and permissions back; everything else is empty
     assert {name for name, rows in left.items() if rows} <= {"django_content_type", "auth_permission"}
     assert not Table.objects.exists() and not Round.objects.exists()
+
+
+def test_every_foreign_key_is_checked_at_commit_so_the_deletes_need_no_order():
+    """The flush deletes table after table in one transaction: a foreign key checked at once (a
+    migration's own SQL, say) would refuse the DELETE of a row still referenced at that moment."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT conrelid::regclass::text, conname FROM pg_constraint "
+                       "WHERE contype = 'f' AND connamespace = 'public'::regnamespace AND NOT condeferred")
+        checked_at_once = cursor.fetchall()
+        cursor.execute("SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND connamespace = 'public'::regnamespace")
+        foreign_keys = cursor.fetchone()[0]
+    assert foreign_keys > 20 and checked_at_once == []
