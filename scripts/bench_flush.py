@@ -43,6 +43,8 @@ def main() -> int:
     from tables.models import Table
     from tables.services import card_deal, round_close_betting, round_open
 
+    rng = random.Random(args.seed)
+
     def leave_some_rows() -> None:
         """A dealer, a table and a round dealt to its match, as a test would leave them."""
         call_command("studio_user", "bench_flush_dealer", "--role", "dealer", "--password", "bench-flush-pw",
@@ -64,7 +66,6 @@ def main() -> int:
             "TRUNCATE (Django's PostgreSQL backend)": DjangoOperations(connection)}
     sql_times: dict[str, list[float]] = {name: [] for name in ways}
     teardown_times: dict[str, list[float]] = {name: [] for name in ways}
-    rng = random.Random(args.seed)
     try:
         for _ in range(args.runs):
             for name, ops in ways.items():

@@ -57,6 +57,21 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
+def wait_until(predicate, what: str, *, timeout: float = 60, procs=(), logs=()):
+    """Poll `predicate` until it is true and return its value. Fail naming `what`, with the tails of
+    `logs`, after `timeout` seconds, or at once when one of `procs` has exited."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        exited = [p.args for p in procs if p.poll() is not None]
+        if exited or time.monotonic() > deadline:
+            why = f"exited: {exited}" if exited else f"not so after {timeout} s"
+            pytest.fail(f"waiting for {what}: {why}" + "".join(f"\n{Path(log).read_text()[-3000:]}" for log in logs))
+        time.sleep(0.05)
+
+
 def server_env(**extra: str) -> dict[str, str]:
     """The environment of a web process the tests start: the test database, the tests' SECRET_KEY,
     tasks in-process."""

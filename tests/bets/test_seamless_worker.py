@@ -1,7 +1,6 @@
 """The seamless wallet's outbox on a REAL Celery worker (and beat) with the reference operator wallet
 as a real process: credits retried with backoff through a stretch of 5xx answers arrive once, and
 beat's sweep sends a credit whose retry was lost."""
-import time
 import uuid
 from decimal import Decimal
 
@@ -12,7 +11,7 @@ from tables.services import card_deal, round_close_betting, round_open
 from tests.bets.flow import EXAMPLE_2_CARDS
 from tests.bets.seamless_world import launched, reference_wallet, seamless_operator
 from tests.conftest import make_user
-from tests.servers import celery_process
+from tests.servers import celery_process, wait_until
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 D = Decimal
@@ -37,15 +36,6 @@ def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory):
         yield log_path
 
 
-def wait_until(check, timeout: float, what: str, log=None):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.05)
-    pytest.fail(f"{what} did not happen in {timeout} s" + ("\n" + log.read_text()[-3000:] if log else ""))
-
-
 def settled_round_with_a_winner(wallet, make_table):
     """Ann bets 100 on Andar and wins 190; the operator answers 5xx from the close on."""
     wallet.faults()
@@ -67,11 +57,11 @@ def settled_round_with_a_winner(wallet, make_table):
 def test_credits_retried_through_5xx_on_the_worker_arrive_once(settings, wallet, celery_worker, make_table):
     settings.TASK_RUNNER = "celery"  # the settlement and every attempt on the worker
     pid = settled_round_with_a_winner(wallet, make_table)
-    wait_until(lambda: T.objects.filter(kind="credit", attempts__gte=5).exists(), 30, "five 5xx attempts", celery_worker)
+    wait_until(lambda: T.objects.filter(kind="credit", attempts__gte=5).exists(), "five 5xx attempts", timeout=30, logs=[celery_worker])
     credit = T.objects.get(kind="credit")
     assert credit.status == "pending" and credit.last_error == "HTTP 503"
     wallet.faults()
-    wait_until(lambda: T.objects.filter(kind="credit", status="ok").exists(), 30, "the credit's acknowledgement", celery_worker)
+    wait_until(lambda: T.objects.filter(kind="credit", status="ok").exists(), "the credit's acknowledgement", timeout=30, logs=[celery_worker])
     assert len(wallet.applied(credit.transaction_id)) == 1
     assert wallet.balance(pid) == D("1090")
 
@@ -85,6 +75,6 @@ def test_beat_sweeps_a_credit_whose_retry_was_lost(settings, wallet, celery_work
     log_path = tmp_path / "beat.log"
     with celery_process(["beat", "-l", "info", "-s", str(tmp_path / "schedule"), "--pidfile", str(tmp_path / "beat.pid")],
                         log_path, "beat: Starting", **SHORT):
-        wait_until(lambda: T.objects.filter(pk=credit.pk, status="ok").exists(), 30, "the sweep's send", celery_worker)
+        wait_until(lambda: T.objects.filter(pk=credit.pk, status="ok").exists(), "the sweep's send", timeout=30, logs=[celery_worker])
     assert len(wallet.applied(credit.transaction_id)) == 1
     assert wallet.balance(pid) == D("1090")

@@ -7,7 +7,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -15,22 +14,11 @@ import httpx
 import pytest
 from django.conf import settings as dj_settings
 
-from tests.servers import db_url_of_tests, free_port
+from tests.servers import db_url_of_tests, free_port, wait_until
 
 ROOT = Path(dj_settings.BASE_DIR)
 PORTS = range(18440, 18460)
 STARTED = re.compile(r"^serve: (\S+) started \(pid (\d+)\)$", re.M)
-
-
-def wait_until(predicate, what: str, timeout: float = 60, log: Path | None = None):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}" + (f":\n{log.read_text()[-3000:]}" if log else ""))
-        time.sleep(0.1)
 
 
 def alive(pid: int) -> bool:
@@ -114,7 +102,7 @@ def launcher(tmp_path):
 def start_studio(launcher) -> "Launcher":
     studio = launcher()
     wait_until(lambda: studio.serving() and {"web", "virtual-dealer", "worker", "beat"} <= set(studio.started()),
-               "the studio to start", log=studio.log)
+               "the studio to start", logs=[studio.log])
     return studio
 
 
@@ -132,8 +120,8 @@ def test_a_killed_worker_comes_back_and_the_web_server_stays_up(launcher):
         workers = studio.started()["worker"]
         return len(workers) == 2 and alive(workers[1])
 
-    wait_until(restarted, "the worker to come back", log=studio.log)
-    wait_until(lambda: not group_members(worker), "the killed worker's pool processes to go", log=studio.log)
+    wait_until(restarted, "the worker to come back", logs=[studio.log])
+    wait_until(lambda: not group_members(worker), "the killed worker's pool processes to go", logs=[studio.log])
     assert studio.started()["web"] == web and alive(web[0]) and studio.serving()
     assert studio.proc.poll() is None
     assert "worker exited (code -9)" in studio.log.read_text()
@@ -166,7 +154,7 @@ def test_sigkill_to_the_launcher_takes_its_children_down(launcher):
     pids = studio.all_pids()
     studio.proc.send_signal(signal.SIGKILL)
     studio.proc.wait(10)
-    wait_until(lambda: not [pid for pid in pids if group_members(pid)], "the children to stop after the launcher died", log=studio.log)
+    wait_until(lambda: not [pid for pid in pids if group_members(pid)], "the children to stop after the launcher died", logs=[studio.log])
 
 
 def test_a_child_that_cannot_start_makes_the_launcher_exit_non_zero(launcher):
@@ -175,7 +163,7 @@ def test_a_child_that_cannot_start_makes_the_launcher_exit_non_zero(launcher):
         taken.listen()
         port = taken.getsockname()[1]
         one = launcher("--no-celery", "--no-virtual-dealer", "--restart-limit", "2", port=port)
-        wait_until(lambda: one.proc.poll() is not None, "the launcher to give up", timeout=120, log=one.log)
+        wait_until(lambda: one.proc.poll() is not None, "the launcher to give up", timeout=120, logs=[one.log])
     assert one.proc.returncode == 1, one.log.read_text()
     assert len(one.started()["web"]) == 3
     assert "cannot stay up" in one.log.read_text()
@@ -188,7 +176,7 @@ def test_the_launcher_collects_the_static_files_and_the_server_serves_them_cache
     in the embedded mode (DEBUG on) they name the plain one, served too."""
     static_root = tmp_path / "static"
     studio = launcher("--no-celery", "--no-virtual-dealer", collect=True, STATIC_ROOT=str(static_root))
-    wait_until(studio.serving, "the studio to start", log=studio.log)
+    wait_until(studio.serving, "the studio to start", logs=[studio.log])
     assert (static_root / "staticfiles.json").is_file()
     page = httpx.get(studio.url + "/admin/login/", timeout=10)
     assert page.status_code == 200

@@ -23,7 +23,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings as dj_settings
 from websockets.asyncio.client import connect
 
-from tests.servers import free_ports
+from tests.servers import free_ports, wait_until
 
 from .conftest import CARDS
 
@@ -49,14 +49,6 @@ def _stop(proc: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(5)
-
-
-def _wait_until(ready, procs, logs, what: str) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while not ready():
-        if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
-            pytest.fail(f"{what} did not start:\n" + "\n".join(log.read_text()[-2000:] for log in logs))
-        time.sleep(0.1)
 
 
 def _serving(port: int) -> bool:
@@ -92,7 +84,8 @@ def studio(django_db_setup, tmp_path_factory):
                                      "--no-celery", "--no-virtual-dealer", "--no-collectstatic"])
         start("celery", [sys.executable, "-m", "celery", "-A", "studio", "worker", "-l", "info", "--pool", "solo",
                          "-n", f"stream-{uuid.uuid4().hex[:8]}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"])
-        _wait_until(lambda: all(_serving(p) for p in ports) and " ready." in logs[-1].read_text(), procs, logs, "the studio")
+        wait_until(lambda: all(_serving(p) for p in ports) and " ready." in logs[-1].read_text(), "the studio to start",
+                   timeout=STARTUP_TIMEOUT, procs=procs, logs=logs)
         yield SimpleNamespace(ports=ports, logs=logs)
     finally:
         for proc in procs:

@@ -6,14 +6,13 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 from django.conf import settings
 
-from tests.servers import server_env, stop
+from tests.servers import server_env, stop, wait_until
 
 CONNECTIONS = 40
 
@@ -41,14 +40,6 @@ def _owned(pid: int, inodes: set[str]) -> int:
     return held
 
 
-def _wait(predicate, what: str, procs, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if any(p.poll() is not None for p in procs) or time.monotonic() > deadline:
-            pytest.fail(f"{what}: not so after {timeout} s")
-        time.sleep(0.05)
-
-
 def _web_server(port: int, log: Path) -> subprocess.Popen:
     env = server_env()
     env.pop("REDIS_URL", None)
@@ -69,7 +60,8 @@ def test_two_web_processes_on_one_port_share_its_connections(tmp_path):
         port = reserved.getsockname()[1]
         procs = [_web_server(port, tmp_path / f"web-{n}.log") for n in (1, 2)]
         try:
-            _wait(lambda: all(_owned(p.pid, _socket_inodes(port, "0A")) == 1 for p in procs), "both processes listening", procs)
+            wait_until(lambda: all(_owned(p.pid, _socket_inodes(port, "0A")) == 1 for p in procs), "both processes listening",
+                       procs=procs)
             clients = [httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) for _ in range(CONNECTIONS)]
             try:
                 for client in clients:  # one keep-alive connection each, all left open
