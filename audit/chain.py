@@ -17,10 +17,13 @@ a datetime in UTC with microseconds and a `Z` (2026-12-01T18:43:44.123456Z). Any
 float, a naive datetime, a key that is not a string) has no canonical form and is refused.
 
 Appending (`append`) advances the chain's head (audit.models.ChainHead) in the caller's
-transaction: one UPDATE that takes the head row's lock, numbers the record and returns the hash
-before it, then one that stores the new hash (an INSERT first, for a chain's first record). The
-lock is held until commit, so a chain's records are numbered in commit order and a rollback
-leaves no gap.
+transaction. On PostgreSQL it is one UPDATE: it takes the head row's lock, numbers the record and
+hashes it there with the server's sha256(), from the canonical form split around its seq (`halves`:
+the seq is known only once the row is locked), returning the seq, the hash before and the new one;
+Python computes the same hash from the same halves and refuses the append if they differ. Elsewhere
+(SQLite) the UPDATE numbers the record and returns the hash before it, and a second one stores the
+hash Python computed. A chain's first record needs an INSERT of its head first. The lock is held
+until commit, so a chain's records are numbered in commit order and a rollback leaves no gap.
 
 Lock order: the head is locked last. A writer first locks the rows it changes (the round; an
 incident; the wallets, by id; the table's row, which its stream counter and its change log lock
@@ -46,6 +49,12 @@ from .models import GENESIS, ChainHead
 STUDIO = "studio"  # the studio-wide chain: users' roles, flags and passwords (accounts.AccessChange)
 HEAD = ChainHead._meta.db_table
 _ADVANCE = f'UPDATE {HEAD} SET seq = seq + 1 WHERE "key" = %s RETURNING seq, hash'
+# link(hash, digest(before || seq || after)) in SQL: every SET expression reads the row as it was, so
+# `hash` is the previous record's and `seq + 1` the new record's (docstring above; `link`, `digest`).
+_SHA = "encode(sha256(convert_to({}, 'UTF8')), 'hex')"
+_ADVANCE_SEALED = (f'UPDATE {HEAD} SET seq = seq + 1, prev_hash = hash, '
+                   f'hash = {_SHA.format("hash || " + _SHA.format("%s || (seq + 1)::text || %s"))} '
+                   f'WHERE "key" = %s RETURNING seq, prev_hash, hash')
 _CREATE = f'INSERT INTO {HEAD} ("key", seq, hash) VALUES (%s, 0, %s) ON CONFLICT ("key") DO NOTHING'
 _SEAL = f'UPDATE {HEAD} SET hash = %s WHERE "key" = %s'
 _HOLD = f'SELECT seq FROM {HEAD} WHERE "key" = %s FOR UPDATE'
@@ -109,9 +118,32 @@ def seal(record, *, key: str) -> None:
     record.chain_seq, record.prev_hash, record.hash = append(key, form_of(record.CHAINED_KIND, record, record.CHAINED_COLUMNS))
 
 
-def _advance(cur, key: str):
+def halves(form: dict, *, key: str) -> tuple[str, str]:
+    """The canonical text of the numbered form around its seq: for every n,
+    `before + str(n) + after == canonical(numbered(form, key=key, seq=n))` (sorted keys put "seq"
+    between the keys below it and those above it)."""
+    whole = {**form, "chain": key}
+    whole.pop("seq", None)
+    below = {k: v for k, v in whole.items() if k < "seq"}
+    above = {k: v for k, v in whole.items() if k > "seq"}
+    before = canonical(below)[:-1] + ("," if below else "") + '"seq":'
+    after = ("," if above else "") + canonical(above)[1:]
+    return before, after
+
+
+def _hash(prev: str, before: str, seq: int, after: str) -> str:
+    return link(prev, hashlib.sha256(f"{before}{seq}{after}".encode("ascii")).hexdigest())
+
+
+def _advance(cur, key: str, before: str, after: str):
+    """(seq, prev_hash, hash) of the record, the head advanced and sealed (PostgreSQL), or (seq,
+    prev_hash, None), the head advanced only; None if the chain has no head yet."""
+    if connection.vendor == "postgresql":
+        cur.execute(_ADVANCE_SEALED, [before, after, key])
+        return cur.fetchone()
     cur.execute(_ADVANCE, [key])
-    return cur.fetchone()
+    row = cur.fetchone()
+    return None if row is None else (*row, None)
 
 
 def append(key: str, form: dict) -> tuple[int, str, str]:
@@ -119,14 +151,18 @@ def append(key: str, form: dict) -> tuple[int, str, str]:
     caller's transaction: (seq, prev_hash, hash) for its chain columns. The caller inserts the row
     before it commits; the head stays locked until then."""
     assert connection.in_atomic_block, "a record is chained inside its writer's transaction"
+    before, after = halves(form, key=key)
     with connection.cursor() as cur:
-        row = _advance(cur, key)
+        row = _advance(cur, key, before, after)
         if row is None:  # the chain's first record
             cur.execute(_CREATE, [key, GENESIS])
-            row = _advance(cur, key)
-        seq, prev = row
-        new = link(prev, digest(numbered(form, key=key, seq=seq)))
-        cur.execute(_SEAL, [new, key])
+            row = _advance(cur, key, before, after)
+        seq, prev, sealed = row
+        new = _hash(prev, before, seq, after)
+        if sealed is None:
+            cur.execute(_SEAL, [new, key])
+        elif sealed != new:  # never stored: the caller's transaction rolls back
+            raise RuntimeError(f"chain {key} seq {seq}: the database's hash {sealed} is not {new}")
     return seq, prev, new
 
 

@@ -19,24 +19,14 @@ from engine import EngineError
 from studio.errors import NotFound, WrongMoment, invalid
 from studio.roles import SUPERVISOR, has_role
 from tables import events, hooks, stream
-from tables.access import PERSON, require_round_driver, require_round_visible, round_driver
+from tables.access import PERSON, require_round_driver, round_driver
 from tables.models import DealtCard, Incident, Round
 from tables.selectors import round_deal
-from tables.services import parse_card_field, round_finish
+from tables.services import parse_card_field, round_finish, round_locked
 from tables.transitions import audit, transition_or_refuse
 
 S = Round.Status
 PAUSABLE = (S.BETTING, S.DEALING)
-
-
-def _lock(round_id: int, actor=None) -> Round:
-    """The round, locked; 404 if there is none or the actor may not see its table (tables.access)."""
-    rnd = Round.objects.select_for_update().filter(pk=round_id).first()
-    if rnd is None:
-        raise NotFound("No such round.", code="not_found")
-    if actor is not None:
-        require_round_visible(rnd=rnd, user=actor)
-    return rnd
 
 
 def _note(actor, text: str, at) -> dict:
@@ -55,7 +45,7 @@ def incident_raise(*, round_id: int, actor, kind: str, notes: str = "") -> Incid
     if kind not in Incident.Kind.values:
         raise invalid("kind", f"Unknown kind {kind!r}: one of {', '.join(Incident.Kind.values)}.")
     with transaction.atomic():
-        rnd = _lock(round_id, actor)
+        rnd = round_locked(round_id=round_id, user=actor)
         if round_driver(rnd) != PERSON and not has_role(actor, SUPERVISOR):
             raise WrongMoment("The virtual dealer runs this round: only a supervisor may raise an incident on it (and pause it).",
                                    code="virtual_table", extra={"driver": round_driver(rnd)})
@@ -91,7 +81,7 @@ def incident_add_note(*, incident_id: int, actor, text: str) -> Incident:
         round_id = Incident.objects.filter(pk=incident_id).values_list("round_id", flat=True).first()
         if round_id is None:
             raise NotFound("No such incident.", code="not_found")
-        rnd = _lock(round_id, actor)  # the round first, as every writer of its events
+        rnd = round_locked(round_id=round_id, user=actor)  # the round first, as every writer of its events
         incident = Incident.objects.select_for_update().get(pk=incident_id)
         now = timezone.now()
         note = _note(actor, text.strip(), now)
@@ -105,7 +95,7 @@ def _open_incident(incident_id: int) -> tuple[Incident, Round]:
     incident = Incident.objects.filter(pk=incident_id).first()
     if incident is None:
         raise NotFound("No such incident.", code="not_found")
-    rnd = _lock(incident.round_id)
+    rnd = round_locked(round_id=incident.round_id)
     incident = Incident.objects.select_for_update().get(pk=incident_id)
     if incident.status != Incident.Status.OPEN:
         raise WrongMoment(f"This incident is already {incident.status}.", code=f"incident_{incident.status}",
@@ -197,7 +187,7 @@ def card_replace(*, round_id: int, position: int, card: str, actor) -> Round:
     """Replace a misread card; its side stays what the rules say for its position."""
     card = parse_card_field("card", card)
     with transaction.atomic():
-        rnd = _lock(round_id, actor)
+        rnd = round_locked(round_id=round_id, user=actor)
         require_round_driver(rnd=rnd, by=PERSON, doing="correct its cards")
         _correctable(rnd)
         rows = list(DealtCard.objects.filter(round=rnd).order_by("position"))
@@ -216,7 +206,7 @@ def card_replace(*, round_id: int, position: int, card: str, actor) -> Round:
 def card_remove_last(*, round_id: int, actor) -> Round:
     """Remove the last dealt card (e.g. a double scan) while the round is paused."""
     with transaction.atomic():
-        rnd = _lock(round_id, actor)
+        rnd = round_locked(round_id=round_id, user=actor)
         require_round_driver(rnd=rnd, by=PERSON, doing="correct its cards")
         if rnd.status != S.PAUSED:
             raise WrongMoment("The last card can be removed only while the round is paused.", code=f"round_{rnd.status}")

@@ -279,9 +279,9 @@ class RoundCardsView(APIView):
 
     @extend_schema(request=CardSerializer, responses={201: DealtCardSerializer})
     def post(self, request, pk):
-        round_or_404(round_id=pk, user=request.user)
         data = CardSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        # 404 for a round the dealer may not see: checked by the service on the round it locks
         dealt, match = services.card_deal(round_id=pk, card=data.validated_data["card"], actor=request.user)
         return Response({"position": dealt.position, "side": dealt.side, "card": dealt.card, "match": match,
                          "dealt_at": utc_ms(dealt.dealt_at)},

@@ -10,11 +10,11 @@ from django.utils import timezone
 from audit.chain import plain
 from engine import Deal, DealFinished, DuplicateCard, InvalidCard, Outcome, parse_card, winning_spots
 from studio import metrics
-from studio.errors import ApplicationError, WrongMoment, invalid
+from studio.errors import ApplicationError, NotFound, WrongMoment, invalid
 from studio.times import utc_ms
 
 from . import events, hooks, shifts, stream
-from .access import PERSON, require_round_driver, require_table_driver
+from .access import NOT_FOUND, PERSON, require_round_driver, require_round_visible, require_table_driver
 from .changes import API, LOGGED_FIELDS, change_record, same
 from .models import DealtCard, Round, Table, TableChange
 from .selectors import round_config, round_deal, round_spots
@@ -134,14 +134,26 @@ def _close(rnd: Round, *, actor, reason: str, strict: bool) -> bool:
 REFUSED_SCANS = ("invalid_card", "duplicate_card")  # what the integrity monitor counts (tables.hooks.card_refused)
 
 
+def round_locked(*, round_id: int, user=None) -> Round:
+    """The round, locked until the caller's transaction ends; 404 if there is none, or if `user` (a
+    person acting on it) may not see its table (tables.access: no query for a public table's round)."""
+    rnd = Round.objects.select_for_update().filter(pk=round_id).first()
+    if rnd is None:
+        raise NotFound(NOT_FOUND["round"], code="not_found")
+    if user is not None:
+        require_round_visible(rnd=rnd, user=user)
+    return rnd
+
+
 def card_deal(*, round_id: int, card: str, actor, by: str = PERSON) -> tuple[DealtCard, bool]:
-    """Deal the next card of the shoe (only the round's driver, `by`). The server decides its side;
-    the match finishes the round. The round row is locked, so two consoles (or a double scan) can
-    never deal at one position. An unreadable or duplicate card is refused and, once its
-    transaction has rolled back, told to tables.hooks.card_refused."""
+    """Deal the next card of the shoe (only the round's driver, `by`; a person only at a round whose
+    table they may see, else 404). The server decides its side; the match finishes the round. The
+    round row is locked, so two consoles (or a double scan) can never deal at one position. An
+    unreadable or duplicate card is refused and, once its transaction has rolled back, told to
+    tables.hooks.card_refused."""
     try:
         return _card_deal(round_id=round_id, card=card, actor=actor, by=by)
-    except ApplicationError as exc:
+    except ApplicationError as exc:  # a refused scan is only ever told at a round the actor may see
         rnd = Round.objects.filter(pk=round_id).first() if exc.code in REFUSED_SCANS else None
         if rnd is not None:
             hooks.card_refused.send(sender=Round, rnd=rnd, code=exc.code)
@@ -149,9 +161,9 @@ def card_deal(*, round_id: int, card: str, actor, by: str = PERSON) -> tuple[Dea
 
 
 def _card_deal(*, round_id: int, card: str, actor, by: str) -> tuple[DealtCard, bool]:
-    card = parse_card_field("card", card)
     with transaction.atomic():
-        rnd = Round.objects.select_for_update().get(pk=round_id)
+        rnd = round_locked(round_id=round_id, user=actor if by == PERSON else None)
+        card = parse_card_field("card", card)
         require_round_driver(rnd=rnd, by=by, doing=f"deal {card}")
         if rnd.status == S.BETTING:
             if rnd.closes_at > timezone.now():
@@ -173,13 +185,16 @@ def _card_deal(*, round_id: int, card: str, actor, by: str) -> tuple[DealtCard, 
             raise WrongMoment(str(exc), code="deal_finished", extra={"card": card}) from None
         position = len(deal.cards)
         dealt = DealtCard.objects.create(round=rnd, position=position, side=side.value, card=card)
-        # The event records the card's time too (the record's, to the microsecond): verify_audit
-        # checks the row against it.
-        audit(round_id=rnd.pk, actor=actor, action="card", frm=rnd.status, to=rnd.status, table_id=rnd.table_id,
-              at=dealt.dealt_at, data={"position": position, "side": side.value, "card": card, "dealt_at": plain(dealt.dealt_at)})
+        # Numbering the stream event locks the table's row, which the audit record needs before the
+        # chain's head (tables.transitions.audit): one statement does both.
         stream.table_event(rnd.table_id, rnd.pk, events.CardDealt(
             position=position, side=side.value, card=card, next_side=deal.next_side.value if deal.next_side is not None else None,
             dealt_at=utc_ms(dealt.dealt_at)))
+        # The event records the card's time too (the record's, to the microsecond): verify_audit
+        # checks the row against it.
+        audit(round_id=rnd.pk, actor=actor, action="card", frm=rnd.status, to=rnd.status, table_id=rnd.table_id,
+              at=dealt.dealt_at, data={"position": position, "side": side.value, "card": card, "dealt_at": plain(dealt.dealt_at)},
+              table_locked=True)
         outcome = deal.outcome
         if outcome is None:
             Round.objects.filter(pk=rnd.pk).update(cards_dealt=position)

@@ -67,18 +67,20 @@ def table_lock(*, table_id: int) -> None:
 
 
 def audit(*, round_id: int, actor, action: str, frm: str = "", to: str = "", data: dict | None = None,
-          table_id: int | None = None, at=None) -> RoundEvent:
+          table_id: int | None = None, at=None, table_locked: bool = False) -> RoundEvent:
     """The audit record of a round's change, numbered and hashed in its table's chain before its
     INSERT: the table's row locked (table_lock), then the chain's head advanced (audit.chain.append):
-    three statements more. The caller holds the round's lock (and its wallets', if any); the head
-    is locked last. `at`: when the change took effect, if the caller stored that instant elsewhere
-    too (a card's dealt_at); now otherwise. `table_id`: the round's table, when the caller has it
-    (else one query reads it). A round entering a status (opened: "" to betting) is counted once
-    committed."""
+    two statements more on PostgreSQL, one if the caller has just locked the table's row itself
+    (`table_locked`: it numbered its stream event first, tables.stream.table_event). The caller
+    holds the round's lock (and its wallets', if any); the head is locked last. `at`: when the
+    change took effect, if the caller stored that instant elsewhere too (a card's dealt_at); now
+    otherwise. `table_id`: the round's table, when the caller has it (else one query reads it). A
+    round entering a status (opened: "" to betting) is counted once committed."""
     if table_id is None:
         table_id = Round.objects.filter(pk=round_id).values_list("table_id", flat=True).get()
     key = chain.table_key(table_id)
-    table_lock(table_id=table_id)
+    if not table_locked:
+        table_lock(table_id=table_id)
     event = RoundEvent(round_id=round_id, at=at or timezone.now(), actor=actor if getattr(actor, "pk", None) else None,
                        action=action, from_status=frm, to_status=to, data=data or {}, chain=key)
     chain.seal(event, key=key)

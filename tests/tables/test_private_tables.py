@@ -59,12 +59,14 @@ def test_only_members_and_supervisors_read_a_match_table(world, url):
     assert play.match.code not in clients["carol"].get(path).content.decode()
 
 
-def test_outsiders_cannot_bet_repeat_or_raise_incidents_on_a_match_round(world, carol):
+def test_outsiders_cannot_bet_repeat_deal_or_raise_incidents_on_a_match_round(world, carol):
     play, rnd, incident, clients = world
     carol_api, dealer_api = clients["carol"], clients["dealer"]
     for response in (
         carol_api.post(f"/api/rounds/{rnd.pk}/bets/", {"spot": "andar", "amount": "10"}, format="json"),
         carol_api.post(f"/api/rounds/{rnd.pk}/bets/repeat/"),
+        dealer_api.post(f"/api/rounds/{rnd.pk}/cards/", {"card": "2C"}, format="json"),
+        dealer_api.post(f"/api/rounds/{rnd.pk}/cards/", {"card": "ZZ"}, format="json"),  # no refused scan told either
         dealer_api.post(f"/api/rounds/{rnd.pk}/incidents/", {"kind": "other"}, format="json"),
         dealer_api.post(f"/api/incidents/{incident.pk}/notes/", {"text": "hello"}, format="json"),
         carol_api.post(f"/api/matches/{play.id}/bet/", {"bets": [{"spot": "andar", "amount": "10"}]}, format="json"),
@@ -72,7 +74,7 @@ def test_outsiders_cannot_bet_repeat_or_raise_incidents_on_a_match_round(world, 
         carol_api.get(f"/api/matches/{play.id}/"),
     ):
         assert (response.status_code, response.json()["code"]) == (404, "not_found"), response.content
-    assert not Bet.objects.filter(round=rnd, player=carol).exists()
+    assert not Bet.objects.filter(round=rnd, player=carol).exists() and not rnd.cards.exists()
     assert Incident.objects.filter(round=rnd).count() == 1 and Incident.objects.get().notes == []
     # a member still gets the match table's own answer: bets go through the match
     member = clients["alice"].post(f"/api/rounds/{rnd.pk}/bets/", {"spot": "andar", "amount": "10"}, format="json")
