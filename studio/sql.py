@@ -18,6 +18,13 @@ def fetch_one(sql: str, params: list | tuple = ()):
         return cur.fetchone()
 
 
+def execute(sql: str, params: list | tuple = ()) -> int:
+    """Run a statement that returns no row; the number of rows it changed."""
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        return cur.rowcount
+
+
 def fetch_all(sql: str, params: list | tuple = ()) -> list[tuple]:
     with connection.cursor() as cur:
         cur.execute(sql, params)

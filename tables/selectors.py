@@ -5,6 +5,7 @@ from django.db.models import CharField, F, IntegerField, QuerySet, Value
 from django.utils import timezone
 
 from accounts.models import AccessChange
+from studio import sql
 from engine import CONFIG_KEYS, Deal, TableConfig, offered_spots, parse_card, payout_table, winning_spots
 from studio.times import utc_ms
 
@@ -16,9 +17,17 @@ def round_config(rnd: Round) -> TableConfig:
     return TableConfig.from_dict({k: rnd.settings[k] for k in CONFIG_KEYS})
 
 
+_CARDS = f"SELECT card FROM {DealtCard._meta.db_table} WHERE round_id = %s ORDER BY position"
+
+
+def round_cards(round_id: int) -> list[str]:
+    """The round's cards in the order dealt (written SQL: every card dealt reads them)."""
+    return [card for (card,) in sql.fetch_all(_CARDS, [round_id])]
+
+
 def round_deal(rnd: Round, cards: list[str] | None = None) -> Deal:
     if cards is None:
-        cards = list(DealtCard.objects.filter(round=rnd).order_by("position").values_list("card", flat=True))
+        cards = round_cards(rnd.pk)
     deal = Deal.start(round_config(rnd), parse_card(rnd.joker))
     for card in cards:
         deal = deal.deal(parse_card(card))
