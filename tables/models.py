@@ -236,6 +236,8 @@ class Round(models.Model):
             # What the betting sweep looks for.
             models.Index(fields=["closes_at"], condition=Q(status="betting"), name="round_betting_closes_idx"),
             models.Index(fields=["finished_at"], condition=Q(status="finished"), name="round_unsettled_idx"),
+            # A table's latest rounds (the virtual dealer asks on every step; a table's history).
+            models.Index(fields=["table", "-id"], name="round_table_recent_idx"),
         ]
 
     def __str__(self):

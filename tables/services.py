@@ -17,7 +17,7 @@ from . import events, hooks, shifts, stream
 from .access import NOT_FOUND, PERSON, require_round_driver, require_round_visible, require_table_driver
 from .changes import API, LOGGED_FIELDS, change_record, same
 from .models import DealtCard, Round, Table, TableChange
-from .selectors import round_config, round_deal, round_spots
+from .selectors import ROUND_FIELDS, ROUND_SELECT, round_config, round_deal, round_spots
 from .transitions import audit, transition, transition_or_refuse
 
 S = Round.Status
@@ -136,8 +136,7 @@ REFUSED_SCANS = ("invalid_card", "duplicate_card")  # what the integrity monitor
 
 # Every card reads its round under the lock and writes its card: written SQL, as the ORM spends more
 # CPU building these statements than the database spends running them (studio.sql).
-_ROUND_FIELDS = [f.attname for f in Round._meta.concrete_fields]
-_ROUND_BY_ID = f"SELECT {sql.columns(Round, _ROUND_FIELDS)} FROM {Round._meta.db_table} WHERE id = %s"
+_ROUND_BY_ID = f"{ROUND_SELECT} WHERE id = %s"
 _CARD_FIELDS = ["id", "round_id", "position", "side", "card", "dealt_at"]
 _CARD_INSERT = (f"INSERT INTO {DealtCard._meta.db_table} ({sql.columns(DealtCard, _CARD_FIELDS[1:])}) "
                 f"VALUES (%s, %s, %s, %s, %s) RETURNING {sql.columns(DealtCard, _CARD_FIELDS)}")
@@ -151,7 +150,7 @@ def round_locked(*, round_id: int, user=None) -> Round:
     row = sql.fetch_one(_ROUND_BY_ID + lock, [round_id])
     if row is None:
         raise NotFound(NOT_FOUND["round"], code="not_found")
-    rnd = sql.instance(Round, _ROUND_FIELDS, row)
+    rnd = sql.instance(Round, ROUND_FIELDS, row)
     if user is not None:
         require_round_visible(rnd=rnd, user=user)
     return rnd
