@@ -78,7 +78,7 @@ def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = Non
             **(fairness or {}),
         )
         audit(round_id=rnd.pk, actor=dealer, action="opened", to=S.BETTING, data={"joker": joker, "settings": rnd.settings},
-              table_id=table.pk)
+              table_id=table.pk, table_locked=True)  # `work` runs with the table's row locked (below)
         hooks.betting_opened.send(sender=Round, rnd=rnd)
         stream.table_event(table.pk, rnd.pk, events.RoundOpened(
             joker=joker, first_side=first_side, closes_at=rnd.closes_at.isoformat(), betting_seconds=table.betting_seconds,

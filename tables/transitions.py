@@ -70,8 +70,9 @@ def audit(*, round_id: int, actor, action: str, frm: str = "", to: str = "", dat
           table_id: int | None = None, at=None, table_locked: bool = False) -> RoundEvent:
     """The audit record of a round's change, numbered and hashed in its table's chain before its
     INSERT: the table's row locked (table_lock), then the chain's head advanced (audit.chain.append):
-    two statements more on PostgreSQL, one if the caller has just locked the table's row itself
-    (`table_locked`: it numbered its stream event first, tables.stream.table_event). The caller
+    two statements more on PostgreSQL, one if the caller holds the table's row already
+    (`table_locked`: it locked the row, or numbered its stream event first, whose UPDATE locks it:
+    tables.stream.table_event). The caller
     holds the round's lock (and its wallets', if any); the head is locked last. `at`: when the
     change took effect, if the caller stored that instant elsewhere too (a card's dealt_at); now
     otherwise. `table_id`: the round's table, when the caller has it (else one query reads it). A

@@ -122,6 +122,19 @@ def test_a_card_locks_its_tables_row_once_and_its_chains_head_after_it(table, de
         assert len(statements) == 7, statements
 
 
+@pytest.mark.django_db
+def test_opening_a_round_locks_its_tables_row_once_before_the_head(table, dealer):
+    """round_open locks the table's row (with the dealer's shift, tables.shifts) before its audit
+    record, which then takes no row lock of its own."""
+    with CaptureQueriesContext(connection) as seen:
+        round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    statements = [q["sql"] for q in seen.captured_queries]
+    locks = [i for i, sql in enumerate(statements) if "tables_table" in sql and "FOR " in sql]
+    heads = [i for i, sql in enumerate(statements) if "audit_chainhead" in sql]
+    if connection.vendor == "postgresql":
+        assert len(locks) == 1 and locks[0] < heads[0], statements
+
+
 @pytest.mark.parametrize("model, left_out", [
     (RoundEvent, set()),
     (TableChange, {"actor_id"}),  # deleting a user sets it to null: the actor's name is hashed instead
