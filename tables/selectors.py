@@ -5,8 +5,8 @@ from django.db.models import CharField, F, IntegerField, QuerySet, Value
 from django.utils import timezone
 
 from accounts.models import AccessChange
-from studio import sql
 from engine import CONFIG_KEYS, Deal, TableConfig, offered_spots, parse_card, payout_table, winning_spots
+from studio import sql
 from studio.times import utc_ms
 
 from .models import DealtCard, Round, RoundEvent, Table, TableChange
