@@ -9,11 +9,17 @@ Fixtures (mark your tests `@pytest.mark.browser`):
   download. Missing Chromium or Playwright: the tests are skipped, or fail under REQUIRE_SERVICES=1.
 - `page`: a fresh browser context (own cookies and localStorage) and page per test, 1280x800.
 - `phone_page`: the same at a phone's size (390x844, touch, mobile user agent).
-- `login`: the function `login(page, live_server_url, username, password)`: logs in through the
-  /login/ form (the page lands where the site sends that user; a refused login raises an
-  AssertionError with the form's message). Also importable from tests.browser.conftest.
+- `login`: the function `login(page, server_url, username)`: signs the page's browser context in
+  as that user, with a session made in the test process (Django's test client's `force_login`) on
+  the database every test server reads, and its cookie set on the context: no page is loaded and
+  no password hashed. Also importable from tests.browser.conftest.
+- `login_by_form`: the function `login_by_form(page, server_url, username, password, then="")`:
+  logs in through the /login/ form as a person does (to `then`, or where the site sends that user;
+  a refused login raises an AssertionError with the form's message). tests/browser/test_languages.py
+  and test_game_info.py drive the form this way; the other tests need only the session.
 - `shot`: the function `shot(page, name, full_page=True)`: saves a screenshot (animations
-  finished) to test-artifacts/<test name>/<name>.png (git-ignored; CI keeps the folder as an
+  finished) to test-artifacts/<test name>/<name>.jpg (JPEG: Chromium encodes it in a third of a
+  PNG's time, and the suite takes over a hundred) (git-ignored; CI keeps the folder as an
   artifact) and returns its path. `full_page=False`: only what the screen shows.
 - autouse `_fast_passwords`: a cheap password hasher for these tests (they log in a lot).
 - `page.js_errors`: the uncaught JavaScript errors of that page so far (assert it stays []).
@@ -26,7 +32,7 @@ Example:
 
     @pytest.mark.browser
     def test_dealer_sees_the_console(page, live_server, dealer, login, shot):
-        login(page, live_server.url, "dealer", "pw-dealer")   # tests/conftest.py personas: pw-<name>
+        login(page, live_server.url, "dealer")   # tests/conftest.py personas
         page.goto(live_server.url + "/console/")
         shot(page, "console")
 
@@ -42,6 +48,9 @@ from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.test import Client
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -55,6 +64,7 @@ PHONE_UA = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML,
             "Chrome/124.0 Mobile Safari/537.36")
 REQUIRE = os.environ.get("REQUIRE_SERVICES") == "1"
 TIMEOUT_MS = 10_000
+SHOT_QUALITY = 85  # JPEG quality of the screenshots: text stays crisp to read
 
 
 def _unavailable(why: str):
@@ -170,9 +180,17 @@ def phone_page(browser):
     _close(context, page)
 
 
-def login(page, live_server_url: str, username: str, password: str) -> None:
+def login(page, server_url: str, username: str) -> None:
+    """Sign the page's context in as `username` (see the module's docstring)."""
+    client = Client()
+    client.force_login(get_user_model().objects.get(username=username))
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME]
+    page.context.add_cookies([{"name": cookie.key, "value": cookie.value, "url": server_url}])
+
+
+def login_by_form(page, server_url: str, username: str, password: str, then: str = "") -> None:
     """Log in through the /login/ form (the session cookie lands in the page's context)."""
-    page.goto(f"{live_server_url}/login/")
+    page.goto(f"{server_url}/login/" + (f"?next={then}" if then else ""))
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", password)
     with page.expect_navigation():
@@ -184,6 +202,11 @@ def login(page, live_server_url: str, username: str, password: str) -> None:
 @pytest.fixture(name="login")
 def login_fixture():
     return login
+
+
+@pytest.fixture(name="login_by_form")
+def login_by_form_fixture():
+    return login_by_form
 
 
 SERIOUS = {"serious", "critical"}
@@ -217,8 +240,8 @@ def shot(request):
 
     def take(page, name: str, *, full_page: bool = True) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{name}.png"
-        page.screenshot(path=str(path), full_page=full_page, animations="disabled")
+        path = folder / f"{name}.jpg"
+        page.screenshot(path=str(path), full_page=full_page, animations="disabled", type="jpeg", quality=SHOT_QUALITY)
         return path
 
     return take

@@ -41,7 +41,7 @@ def test_dealer_runs_a_round_with_the_keyboard_only(screen, live_server, dealer,
     alert, pill, stage = page.get_by_role("alert"), page.locator("#status-pill"), page.locator("#stage")
     entry = page.locator("#entry-input")
 
-    login(page, live_server.url, "dealer", "pw-dealer")
+    login(page, live_server.url, "dealer")
     page.goto(live_server.url + "/console/")
     page.select_option("#table-select", label="Main studio")
     expect(pill).to_have_text("Waiting for joker")
@@ -146,7 +146,7 @@ def test_dealer_runs_a_round_with_the_keyboard_only(screen, live_server, dealer,
 def test_console_remembers_the_chosen_table(page, live_server, dealer, make_table, login):
     make_table(name="Practice")
     make_table(name="Main studio")
-    login(page, live_server.url, "dealer", "pw-dealer")
+    login(page, live_server.url, "dealer")
     page.goto(live_server.url + "/console/")
     expect(page.locator("#table-select option:checked")).to_have_text("Practice")
     page.select_option("#table-select", label="Main studio")
@@ -155,7 +155,7 @@ def test_console_remembers_the_chosen_table(page, live_server, dealer, make_tabl
 
 
 def test_supervisor_may_run_the_console(page, live_server, supervisor, table, login):
-    login(page, live_server.url, "supervisor", "pw-supervisor")
+    login(page, live_server.url, "supervisor")
     page.goto(live_server.url + "/console/")
     scan(page, "QH")
     expect(page.locator("#status-pill")).to_have_text("Betting open")
@@ -163,7 +163,7 @@ def test_supervisor_may_run_the_console(page, live_server, supervisor, table, lo
 
 def test_when_the_countdown_ends_the_first_card_closes_betting(page, live_server, dealer, make_table, login):
     make_table(name="Fast", betting_seconds=1)
-    login(page, live_server.url, "dealer", "pw-dealer")
+    login(page, live_server.url, "dealer")
     page.goto(live_server.url + "/console/")
     scan(page, "AS")
     expect(page.locator("#stage")).to_contain_text("Betting time is up")  # timers are off in tests: still "betting"
@@ -175,7 +175,7 @@ def test_when_the_countdown_ends_the_first_card_closes_betting(page, live_server
 
 def test_the_page_follows_what_another_console_does(page, live_server, dealer, supervisor, table, login):
     """Polling: betting closed and a card dealt elsewhere show up without touching this page."""
-    login(page, live_server.url, "dealer", "pw-dealer")
+    login(page, live_server.url, "dealer")
     page.goto(live_server.url + "/console/")
     scan(page, "JD")
     expect(page.locator("#status-pill")).to_have_text("Betting open")
@@ -189,7 +189,7 @@ def test_the_page_follows_what_another_console_does(page, live_server, dealer, s
 
 
 def test_player_gets_the_forbidden_page(page, live_server, alice, table, login, shot):
-    login(page, live_server.url, "alice", "pw-alice")
+    login(page, live_server.url, "alice")
     response = page.goto(live_server.url + "/console/")
     assert response.status == 403
     expect(page.get_by_role("heading")).to_have_text("Not for your role")
@@ -212,7 +212,7 @@ def test_a_long_deal_stays_on_two_rows_after_a_reload(page, phone_page, live_ser
     for card in cards:
         assert api.post(f"/api/rounds/{rnd['id']}/cards/", {"card": card}, format="json").status_code == 201
     for name, screen in [("desktop", page), ("phone", phone_page)]:
-        login(screen, live_server.url, "dealer", "pw-dealer")
+        login(screen, live_server.url, "dealer")
         screen.goto(live_server.url + "/console/")
         expect_row(screen, "andar", cards[0::2])
         expect_row(screen, "bahar", cards[1::2])
@@ -230,7 +230,7 @@ def test_choosing_a_table_by_keyboard_gives_the_focus_back_to_the_scan_box(page,
     make_table(name="Practice")
     main = make_table(name="Main studio")
     entry = page.locator("#entry-input")
-    login(page, live_server.url, "dealer", "pw-dealer")
+    login(page, live_server.url, "dealer")
     page.goto(live_server.url + "/console/")
     expect(page.locator("#status-pill")).to_have_text("Waiting for joker")
     expect(entry).to_be_focused()
@@ -256,7 +256,7 @@ def test_a_scan_on_another_control_reaches_the_scan_box(page, live_server, deale
     make_table(name="Practice")
     make_table(name="Kitchen table")  # what type-ahead on "K" would pick
     entry, alert = page.locator("#entry-input"), page.get_by_role("alert")
-    login(page, live_server.url, "dealer", "pw-dealer")
+    login(page, live_server.url, "dealer")
     page.goto(live_server.url + "/console/")
     expect(page.locator("#status-pill")).to_have_text("Waiting for joker")
 
@@ -285,7 +285,7 @@ def test_enter_on_the_empty_box_never_closes_betting(page, live_server, dealer, 
     """A scanner that sends Enter twice: the round opens, betting stays open and the dealer reads
     what closes it. Closing early is a deliberate act: the button, reached with Tab, or Ctrl+Enter."""
     entry, pill, info = page.locator("#entry-input"), page.locator("#status-pill"), page.locator("#info")
-    login(page, live_server.url, "dealer", "pw-dealer")
+    login(page, live_server.url, "dealer")
     page.goto(live_server.url + "/console/")
     expect(pill).to_have_text("Waiting for joker")
     page.keyboard.type("QS")
@@ -314,7 +314,7 @@ def test_a_scan_while_the_console_loads_waits_for_it(page, live_server, dealer, 
     """The table's round is slow to come: a joker scanned meanwhile is dealt once it has come."""
     held = []
     page.route("**/current-round/", lambda route: held.append(route))
-    login(page, live_server.url, "dealer", "pw-dealer")
+    login(page, live_server.url, "dealer")
     page.goto(live_server.url + "/console/")
     expect(page.locator("#status-pill")).to_have_text("Loading…")
     scan(page, "9C")
@@ -327,7 +327,7 @@ def test_a_scan_while_the_console_loads_waits_for_it(page, live_server, dealer, 
 
 
 def test_a_scan_with_no_table_is_shown(page, live_server, dealer, login, accessible):
-    login(page, live_server.url, "dealer", "pw-dealer")
+    login(page, live_server.url, "dealer")
     page.goto(live_server.url + "/console/")
     expect(page.locator("#status-pill")).to_have_text("No table")
     scan(page, "KS")
@@ -345,7 +345,7 @@ def test_the_console_on_a_studio_monitor(page, live_server, dealer, table, login
     api.post(f"/api/rounds/{rnd['id']}/close-betting/")
     for card in ["3S", "10D", "AC", "7H", "2D", "JS", "9C"]:
         assert api.post(f"/api/rounds/{rnd['id']}/cards/", {"card": card}, format="json").status_code == 201
-    login(page, live_server.url, "dealer", "pw-dealer")
+    login(page, live_server.url, "dealer")
     page.goto(live_server.url + "/console/")
     expect(page.locator("#stage")).to_contain_text("Next: Bahar")
     expect(page.locator("#entry-input")).to_be_in_viewport()
@@ -359,7 +359,7 @@ def test_the_console_on_a_studio_monitor(page, live_server, dealer, table, login
 
 def test_the_console_is_light_and_asks_no_other_host(page, live_server, dealer, table, login):
     """A cold load (no cache) stays under 150 KB even uncompressed, every request to the studio."""
-    login(page, live_server.url, "dealer", "pw-dealer")
+    login(page, live_server.url, "dealer")
     page.route("**/*", lambda route: route.continue_())  # with routing on, Playwright uses no HTTP cache
     sizes: dict[str, int] = {}
     page.on("response", lambda r: sizes.__setitem__(r.url, len(r.body())) if r.ok else None)
@@ -377,7 +377,7 @@ def test_a_paused_round_refuses_cards_and_a_void_asks_for_a_new_round(page, live
     follows, a card scanned while paused is refused aloud, and after the void only a deliberate new
     round takes a joker."""
     pill, alert, stage = page.locator("#status-pill"), page.get_by_role("alert"), page.locator("#stage")
-    login(page, live_server.url, "dealer", "pw-dealer")
+    login(page, live_server.url, "dealer")
     page.goto(live_server.url + "/console/")
     scan(page, "JD")
     page.keyboard.press("Control+Enter")
@@ -418,7 +418,7 @@ def test_the_console_shows_who_is_on_shift_and_signs_in_and_out(page, live_serve
     table = make_table(name="Main studio")
     other = make_user("dealer2", "dealer")
     line, button, alert = page.locator("#shift-line"), page.locator("#btn-shift"), page.get_by_role("alert")
-    login(page, live_server.url, "dealer", "pw-dealer")
+    login(page, live_server.url, "dealer")
     page.goto(live_server.url + "/console/")
     expect(line).to_contain_text("No one on shift")
     expect(button).to_have_text("Sign in")

@@ -27,7 +27,7 @@ from tables.services import card_deal, round_close_betting, round_open
 
 from tests.servers import studio_server
 
-from .conftest import artifacts_dir
+from .conftest import artifacts_dir, login, login_by_form
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -58,16 +58,6 @@ def studio_url(django_db_setup, request):
     folder = Path(request.config.rootpath) / "test-artifacts" / "test_game_info-server"
     with studio_server(log_dir=folder, name="gameinfo") as url:
         yield url
-
-
-def log_in(page, url: str, username: str, password: str, then: str = "") -> None:
-    """Log in through the form (to `then`, or where the site sends that user)."""
-    page.goto(f"{url}/login/" + (f"?next={then}" if then else ""))
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", password)
-    with page.expect_navigation():
-        page.locator("main button[type=submit]").click()
-    assert "/login/" not in page.url, f"logging in as {username} failed"
 
 
 class Api:
@@ -117,7 +107,7 @@ def open_play(page, url: str, table_id: int) -> None:
 
 def test_rules_page_from_the_question_mark_link(studio_url, page, phone_page, make_table, alice, accessible, shot):
     table = make_table(name="Play chips", card_count_paytable="play", chip_unit=1, min_bet=10, max_bet=500)
-    log_in(page, studio_url, "alice", "pw-alice")
+    login(page, studio_url, "alice")
     open_play(page, studio_url, table.pk)
     page.locator("#rules-link").click()
     expect(page).to_have_url(re.compile(rf"/play/tables/{table.pk}/rules/$"))
@@ -188,7 +178,7 @@ def test_my_history_after_a_settled_and_a_voided_round_and_the_round_page(
     incident = boss("POST", f"rounds/{voided}/incidents/", json={"kind": "equipment", "notes": "the shoe jammed"})
     boss("POST", f"incidents/{incident['id']}/void/", json={"reason": "Shoe jammed: cards unreadable"})
 
-    log_in(page, studio_url, "alice", "pw-alice")
+    login(page, studio_url, "alice")
     open_play(page, studio_url, table.pk)
     history = page.locator("#my-history")
     rounds = history.locator(".gi-round")
@@ -246,7 +236,7 @@ def test_a_corrected_rounds_record_on_its_page_for_a_supervisor_and_for_the_play
     record = boss("GET", f"rounds/{won}/record/")
     assert record["settlement"]["version"] == 2 and [c["card"] for c in record["cards"]][2] == "9D"
 
-    log_in(page, studio_url, "supervisor", "pw-supervisor", then=f"/rounds/{won}/")
+    login_by_form(page, studio_url, "supervisor", "pw-supervisor", then=f"/rounds/{won}/")  # the form, to where it was asked
     expect(page).to_have_url(f"{studio_url}/rounds/{won}/")
     expect(page.get_by_test_id("verified")).to_have_attribute("data-ok", "true")
     expect(page.get_by_test_id("verified")).to_contain_text("Verified")
@@ -279,7 +269,8 @@ def test_a_corrected_rounds_record_on_its_page_for_a_supervisor_and_for_the_play
     chain.locator('tr.own[data-action="resettled"]').scroll_into_view_if_needed()
     shot(page, "round-record-supervisor-chain", full_page=False)
 
-    log_in(phone_page, studio_url, "alice", "pw-alice", then=f"/rounds/{won}/")
+    login(phone_page, studio_url, "alice")
+    phone_page.goto(f"{studio_url}/rounds/{won}/")
     expect(phone_page).to_have_url(f"{studio_url}/rounds/{won}/")
     expect(phone_page.get_by_test_id("verified")).to_have_attribute("data-ok", "true")
     expect(phone_page.get_by_test_id("my-bets")).to_contain_text("Card count 6-10")
@@ -325,7 +316,8 @@ def test_verify_a_virtual_dealers_round(virtual_url, page, phone_page, make_tabl
     shot(page, "fairness-verified")
 
     # The round's own page has the proof too (a supervisor's, on a phone).
-    log_in(phone_page, virtual_url, "supervisor", "pw-supervisor", then=f"/rounds/{rnd.pk}/")
+    login(phone_page, virtual_url, "supervisor")
+    phone_page.goto(f"{virtual_url}/rounds/{rnd.pk}/")
     expect(phone_page).to_have_url(f"{virtual_url}/rounds/{rnd.pk}/")
     expect(phone_page.get_by_test_id("commitment")).to_have_text(rnd.commitment)
     phone_page.get_by_test_id("verify").click()

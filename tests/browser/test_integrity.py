@@ -26,11 +26,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(t
 MONITOR = {"width": 1920, "height": 1080}
 
 
-@pytest.fixture
-def _fast_passwords():
-    """Overrides the package's cheap test hasher: the users log in on the uvicorn process."""
-
-
 @pytest.fixture(scope="module")
 def studio_url(django_db_setup, request):
     folder = Path(request.config.rootpath) / "test-artifacts" / "test_integrity-server"
@@ -53,7 +48,7 @@ def test_alerts_reach_the_open_console_live_and_are_acknowledged_with_a_note(
     page.set_default_timeout(30_000)
     page.set_viewport_size(MONITOR)
     table = make_table(name="Salon 7")
-    login(page, studio_url, "supervisor", "pw-supervisor")
+    login(page, studio_url, "supervisor")
     page.goto(studio_url + "/supervisor/")
     panel = page.locator("#integrity")
     expect(page.locator("#ig-live")).to_have_attribute("data-state", "live")

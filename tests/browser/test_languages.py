@@ -89,7 +89,7 @@ def test_the_switcher_changes_the_language_and_remembers_it(page, studio_url, ta
 
 
 @pytest.mark.parametrize("lang", ["en", "hi"])
-def test_login_and_refusal_pages_are_accessible(page, live_server, dealer, login, accessible, shot, lang):
+def test_login_and_refusal_pages_are_accessible(page, live_server, dealer, login_by_form, accessible, shot, lang):
     page.goto(f"{live_server.url}/login/?lang={lang}")
     accessible(page, f"the login page ({lang})")
     page.fill("input[name=username]", "dealer")
@@ -98,7 +98,7 @@ def test_login_and_refusal_pages_are_accessible(page, live_server, dealer, login
     expect(page.get_by_role("alert")).to_be_visible()
     accessible(page, f"a refused login ({lang})")
     shot(page, f"login-refused-{lang}", full_page=False)
-    login(page, live_server.url, "dealer", "pw-dealer")
+    login_by_form(page, live_server.url, "dealer", "pw-dealer")
     page.goto(f"{live_server.url}/supervisor/")
     expect(page.locator("h1")).to_be_visible()
     accessible(page, f"the refusal page ({lang})")

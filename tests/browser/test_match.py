@@ -39,12 +39,6 @@ ROUND_TIMEOUT = 30_000  # ms: a long deal at the test's pace, with settlement, o
 
 
 @pytest.fixture
-def _fast_passwords():
-    """Overrides the cheap test hasher: the players log in on the uvicorn process, which checks
-    passwords with the real settings' hashers."""
-
-
-@pytest.fixture
 def studio_url(transactional_db, request):
     """The studio under uvicorn on the test database, virtual dealer inside; stopped before the
     database is flushed."""
@@ -97,8 +91,8 @@ def line_heights(page) -> dict[str, list[float]]:
 @pytest.mark.long
 def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, alice, bob, login, shot, accessible):
     url, bob_page = studio_url, phone_page
-    login(page, url, "alice", "pw-alice")
-    login(bob_page, url, "bob", "pw-bob")
+    login(page, url, "alice")
+    login(bob_page, url, "bob")
 
     # Alice creates a 10-round play-chips match with 10 seconds to bet (5 is too tight for two
     # browsers driven one after the other on a busy machine).
@@ -265,7 +259,7 @@ def test_a_finished_teaching_match_shows_its_points_round_by_round(request, page
     assert play.refresh().status == "finished" and play.match.result["winners"] == ["alice"]
     with studio_server(log_dir=artifacts_dir(request), name="teaching") as url:
         for p, who, headline in ((page, "alice", "You win!"), (phone_page, "bob", "alice wins!")):
-            login(p, url, who, f"pw-{who}")
+            login(p, url, who)
             p.goto(f"{url}/matches/{play.id}/")
             expect(p.get_by_test_id("headline")).to_have_text(headline)
             expect(p.get_by_test_id("results")).to_contain_text("Teaching match · 10 of 10 rounds")

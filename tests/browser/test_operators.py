@@ -47,7 +47,7 @@ def transactions(settings, make_table, dealer):
 
 def test_the_operators_page_on_a_monitor_and_a_phone(page, phone_page, live_server, login, shot, accessible, supervisor, transactions):
     page.set_viewport_size(MONITOR)
-    login(page, live_server.url, "supervisor", "pw-supervisor")
+    login(page, live_server.url, "supervisor")
     page.goto(live_server.url + "/supervisor/operators/")
     expect(page.get_by_role("heading", name="Operators")).to_be_visible()
     expect(page.get_by_test_id("wallet-alert")).to_contain_text("1 wallet transaction is unacknowledged for too long.")
@@ -73,7 +73,7 @@ def test_the_operators_page_on_a_monitor_and_a_phone(page, phone_page, live_serv
     expect(rows).to_have_count(3)
     assert page.js_errors == [] and page.csp_violations == []
 
-    login(phone_page, live_server.url, "supervisor", "pw-supervisor")
+    login(phone_page, live_server.url, "supervisor")
     phone_page.goto(live_server.url + "/supervisor/operators/")
     expect(phone_page.get_by_test_id("wallet-alert")).to_be_visible()
     assert phone_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")  # only the tables' regions scroll

@@ -24,7 +24,6 @@ from bets.models import Bet
 
 from tests.servers import studio_server
 
-from .conftest import artifacts_dir
 
 DESKTOP = {"width": 1366, "height": 768}
 WIDE = {"width": 1440, "height": 900}
@@ -49,12 +48,6 @@ def _patient_waits(request):
             request.getfixturevalue(name).set_default_timeout(30_000)
     yield
     expect.set_options(timeout=previous)
-
-
-@pytest.fixture
-def _fast_passwords():
-    """Overrides the package's cheap test hasher: the users log in on the uvicorn process, which
-    has the real settings' hashers and could not check an MD5 hash."""
 
 
 @pytest.fixture(scope="module")
@@ -162,10 +155,10 @@ def test_player_bets_watches_the_deal_and_sees_the_result_and_balance(
     page.set_viewport_size(DESKTOP)
     page.on("request", lambda r: bet_requests.append(r) if r.method == "POST" and r.url.endswith("/bets/") else None)
 
-    login(page, studio_url, "alice", "pw-alice")
+    login(page, studio_url, "alice")
     open_table(page, studio_url, play_table.pk)
     record_events(page)
-    login(phone_page, studio_url, "bob", "pw-bob")
+    login(phone_page, studio_url, "bob")
     open_table(phone_page, studio_url, play_table.pk)
     watcher = browser.new_context(viewport=DESKTOP).new_page()
     watcher.set_default_timeout(30_000)
@@ -287,7 +280,7 @@ def test_chips_are_a_radio_group_and_double_clear_undo_repeat_sit_with_them(
     studio_url, studio_dealer, page, play_table, alice, login, shot, accessible,
 ):
     dealer_api = studio_dealer
-    login(page, studio_url, "alice", "pw-alice")
+    login(page, studio_url, "alice")
     round_id = dealer_api.open(play_table.pk, JOKER)
     for viewport in (DESKTOP, WIDE):
         page.set_viewport_size(viewport)
@@ -350,9 +343,9 @@ def test_chips_are_a_radio_group_and_double_clear_undo_repeat_sit_with_them(
     assert page.js_errors == []
 
 
-def test_phone_layout_fits_the_screen(studio_url, studio_dealer, phone_page, play_table, bob, login, shot, request):
+def test_phone_layout_fits_the_screen(studio_url, studio_dealer, phone_page, play_table, bob, login, shot):
     dealer_api = studio_dealer
-    login(phone_page, studio_url, "bob", "pw-bob")
+    login(phone_page, studio_url, "bob")
     round_id = dealer_api.open(play_table.pk, JOKER)
     open_table(phone_page, studio_url, play_table.pk)
     expect(phone_page.locator("#phase")).to_have_text("Place your bets")
@@ -371,7 +364,7 @@ def test_phone_layout_fits_the_screen(studio_url, studio_dealer, phone_page, pla
     # Scrolled down to the count boxes, the rack stays on screen (it sticks to the top).
     phone_page.get_by_test_id("spot-count_41_49").scroll_into_view_if_needed()
     assert inside(phone_page.locator("#chips").bounding_box(), phone_page.viewport_size)
-    phone_page.screenshot(path=str(artifacts_dir(request) / "phone-scrolled.png"))
+    shot(phone_page, "phone-scrolled", full_page=False)
     phone_page.evaluate("window.scrollTo(0, 0)")
     # The side labels read on the phone: white on the side's colour at 4.5:1 or more.
     for side in ("andar", "bahar"):
@@ -383,7 +376,7 @@ def test_phone_layout_fits_the_screen(studio_url, studio_dealer, phone_page, pla
           return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); }""", side)
         assert ratio >= 4.5, (side, ratio)
 
-    phone_page.screenshot(path=str(artifacts_dir(request) / "phone-first-screen.png"))  # what the thumb sees
+    shot(phone_page, "phone-first-screen", full_page=False)  # what the thumb sees
 
     phone_page.get_by_test_id("chip-100").tap()
     phone_page.get_by_test_id("spot-andar").tap()
@@ -406,7 +399,7 @@ def test_a_player_offline_during_a_round_sees_its_result_on_coming_back(
     reconnects at once, catches up from the snapshot and shows the result it missed."""
     dealer_api = studio_dealer
     page.set_viewport_size(DESKTOP)
-    login(page, studio_url, "alice", "pw-alice")
+    login(page, studio_url, "alice")
     round_id = dealer_api.open(play_table.pk, JOKER)
     open_table(page, studio_url, play_table.pk)
     bet(page, "50", "andar")
@@ -449,7 +442,7 @@ def test_a_corrected_card_and_a_void_are_said_on_the_felt(
 ):
     dealer_api, supervisor_api = studio_dealer, studio_supervisor
     page.set_viewport_size(DESKTOP)
-    login(page, studio_url, "alice", "pw-alice")
+    login(page, studio_url, "alice")
     open_table(page, studio_url, play_table.pk)
     round_id = dealer_api.open(play_table.pk, JOKER)
     bet(page, "10", "first_three")
@@ -555,7 +548,7 @@ def test_page_recovers_a_missed_event_and_a_lost_connection(studio_url, studio_d
 
 def test_the_page_is_light_and_asks_no_other_host(studio_url, studio_dealer, page, play_table, alice, login):
     """A cold load (no cache) of a player's page stays under 150 KB even uncompressed, every request to the studio."""
-    login(page, studio_url, "alice", "pw-alice")
+    login(page, studio_url, "alice")
     studio_dealer.open(play_table.pk, JOKER)
     page.route("**/*", lambda route: route.continue_())  # with routing on, Playwright uses no HTTP cache
     sizes: dict[str, int] = {}

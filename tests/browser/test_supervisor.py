@@ -77,7 +77,7 @@ def live_round(make_table, dealer, alice, bob, api_as):
 
 
 def open_console(page, live_server, login):
-    login(page, live_server.url, "supervisor", "pw-supervisor")
+    login(page, live_server.url, "supervisor")
     page.goto(live_server.url + "/supervisor/")
 
 
@@ -247,7 +247,7 @@ def test_supervisor_pauses_then_resumes_on_a_phone(phone_page, live_server, logi
 @pytest.mark.parametrize("who", ["dealer", "alice"])
 def test_supervisor_console_is_forbidden_to_dealers_and_players(page, live_server, login, request, who):
     request.getfixturevalue(who)
-    login(page, live_server.url, who, f"pw-{who}")
+    login(page, live_server.url, who)
     response = page.goto(live_server.url + "/supervisor/")
     assert response.status == 403
     expect(page.get_by_role("heading", name="Not for your role")).to_be_visible()
@@ -378,7 +378,7 @@ def test_tiles_show_players_stakes_exposure_and_a_quiet_table_with_one_request_p
 def test_the_console_is_light_and_asks_no_other_host(page, live_server, login, live_round, supervisor):
     """A cold load (no cache) stays under 150 KB even uncompressed, every request to the studio."""
     table = live_round[0]
-    login(page, live_server.url, "supervisor", "pw-supervisor")
+    login(page, live_server.url, "supervisor")
     page.route("**/*", lambda route: route.continue_())  # with routing on, Playwright uses no HTTP cache
     sizes: dict[str, int] = {}
     page.on("response", lambda r: sizes.__setitem__(r.url, len(r.body())) if r.ok else None)

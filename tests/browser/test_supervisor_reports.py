@@ -31,7 +31,7 @@ def played(make_table, dealer, supervisor):
 
 def test_the_reports_view_draws_its_charts_and_passes_axe(page, live_server, login, shot, accessible, played):
     page.set_viewport_size({"width": 1440, "height": 900})
-    login(page, live_server.url, "supervisor", "pw-supervisor")
+    login(page, live_server.url, "supervisor")
     reports = []
     page.on("request", lambda r: reports.append(r.url) if "/api/reports/" in r.url else None)
     page.goto(live_server.url + "/supervisor/")
