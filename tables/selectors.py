@@ -43,6 +43,18 @@ def round_current(*, table: Table | int) -> Round | None:
     return Round.objects.filter(table_id=table_id, status__in=Round.OPEN_STATUSES).first()
 
 
+# What the virtual dealer reads of its table on every step: whether it is still virtual, its state and its pace.
+PACE_FIELDS = ["id", "state", "betting_seconds", "deal_interval_ms", "round_gap_ms"]
+_PACE = f"SELECT {sql.columns(Table, PACE_FIELDS)} FROM {Table._meta.db_table} WHERE id = %s AND virtual_dealer"
+
+
+def table_paced(*, table_id: int) -> Table | None:
+    """A virtual table with its state and pace loaded (written SQL, by its key), or None when the table
+    is not (or no longer) run by the virtual dealer."""
+    row = sql.fetch_one(_PACE, [table_id])
+    return None if row is None else sql.instance(Table, PACE_FIELDS, row)
+
+
 def round_latest(*, table: Table | int) -> Round | None:
     """The table's last round (written SQL, through its index: the virtual dealer asks on every step)."""
     table_id = table.pk if isinstance(table, Table) else table

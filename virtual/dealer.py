@@ -30,7 +30,7 @@ from studio.roles import DEALER
 
 from engine import FULL_PACK
 from tables.models import Round, Table
-from tables.selectors import round_latest
+from tables.selectors import round_latest, table_paced
 from tables.access import VIRTUAL
 from tables.services import card_deal, round_close_betting, round_open
 
@@ -71,7 +71,7 @@ def tick(*, table_id: int, rng: random.Random | None = None, dealer=None) -> tup
     The table sets the pace of a deal and the gap between rounds; VIRTUAL_DEALER_SETTLE_POLL is how
     soon it looks again at a finished round for its settlement (a Celery task). `dealer`: the
     virtual dealer's user, if the caller has it (`run` reads it with the tables, not once a card)."""
-    table = Table.objects.filter(pk=table_id, virtual_dealer=True).first()
+    table = table_paced(table_id=table_id)
     if table is None:
         return "off", 5.0
     dealer = dealer or dealer_user()
