@@ -494,10 +494,11 @@ def test_page_recovers_a_missed_event_and_a_lost_connection(studio_url, studio_d
     gap in seq and fetch the snapshot), then the connection drops and the studio stays unreachable
     for a while (the page must say so, keep trying, and catch up when the network comes back)."""
     dealer_api = studio_dealer
-    connections, dropped, snapshots, away = [], [], [], {"on": False}
+    connections, dropped, snapshots, refused, away = [], [], [], [], {"on": False}
 
     def route(ws):
         if away["on"]:
+            refused.append(ws.url)
             ws.close()  # the studio cannot be reached
             return
         server = ws.connect_to_server()
@@ -530,7 +531,10 @@ def test_page_recovers_a_missed_event_and_a_lost_connection(studio_url, studio_d
     expect(connection).to_contain_text("Reconnecting")
     for card in DEAL[3:5]:  # dealt while the page cannot reach the studio
         dealer_api.deal(round_id, card)
-    page.wait_for_timeout(1500)  # a retry or two fails meanwhile
+    retry_by = time.monotonic() + 30
+    while not refused:  # the page retried at least once, and was refused
+        assert time.monotonic() < retry_by, "the page did not retry"
+        page.wait_for_timeout(50)
     expect(connection).not_to_have_attribute("data-state", "live")
     shot(page, "01-reconnecting")
     away["on"] = False

@@ -35,7 +35,8 @@ def test_the_reports_view_draws_its_charts_and_passes_axe(page, live_server, log
     reports = []
     page.on("request", lambda r: reports.append(r.url) if "/api/reports/" in r.url else None)
     page.goto(live_server.url + "/supervisor/")
-    page.wait_for_timeout(300)
+    expect(page.locator(".tile").first).to_be_visible()  # the floor is drawn
+    page.wait_for_load_state("networkidle")  # and everything it asks for on load has been asked
     assert reports == [], "the console reads no report before it is asked for"
     page.get_by_role("link", name="Reports").click()
 
