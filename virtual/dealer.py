@@ -83,8 +83,8 @@ def tick(*, table_id: int, rng: random.Random | None = None, dealer=None) -> tup
         if rnd is None or rnd.status in (S.SETTLED, S.VOIDED):
             ended = (rnd.settled_at or rnd.finished_at or rnd.closed_at or rnd.opened_at) if rnd else None
             wait = (ended - now).total_seconds() + gap if ended else 0
-            if wait > 0:
-                return "between rounds", wait
+            if wait > 0:  # looked at again within half a second: a change to the table's pace applies at once
+                return "between rounds", min(wait, 0.5)
             if table.state != Table.State.OPEN:  # round_open would refuse it (table_closed): wait for a supervisor
                 return "closed", 2.0
             pack = shuffled_pack(rng)

@@ -131,8 +131,10 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
     accessible(page, "the lobby")
     accessible(bob_page, "the lobby on a phone")
 
-    # A brisk dealer for the test; Alice starts, and both pages turn into the table.
-    Table.objects.filter(pk=match.table_id).update(deal_interval_ms=100, round_gap_ms=4000)
+    # A brisk dealer for the test, and no next round until the test has checked this one's result
+    # (the dealer looks at the table's pace again within half a second); Alice starts, and both
+    # pages turn into the table.
+    Table.objects.filter(pk=match.table_id).update(deal_interval_ms=100, round_gap_ms=600_000)
     page.get_by_test_id("start").click()
     for p in (page, bob_page):
         expect(p.get_by_test_id("phase")).to_have_text("Place your bets", timeout=15_000)
@@ -185,6 +187,7 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
     shot(page, "02-round-1-result")
     shot(bob_page, "phone-02-round-1-result")
     accessible(page, "a round's result")
+    Table.objects.filter(pk=match.table_id).update(round_gap_ms=100)
 
     # Round 2: the table sets out each player's last bet again. Alice just taps Bet; Bob sits out.
     expect(page.get_by_test_id("proposal")).to_have_text("Your last bet: 100 on Andar — tap Bet", timeout=ROUND_TIMEOUT)
@@ -203,7 +206,6 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
     # Rounds 3 to 10 with no time to bet: everyone times out, and the match runs to its end.
     Table.objects.filter(pk=match.table_id).update(betting_seconds=0, deal_interval_ms=0)
     expect(bob_page.get_by_test_id("result")).to_contain_text("you sat out", timeout=ROUND_TIMEOUT)
-    Table.objects.filter(pk=match.table_id).update(round_gap_ms=100)
 
     # The results, on both pages: the ranking in words and a chart with one line per player.
     for p in (page, bob_page):
