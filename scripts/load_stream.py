@@ -378,6 +378,7 @@ def analyse(name: str, data: dict, sent: dict, seqs: list[int], watchers: int, w
 
     card_lat, fanout_lat, all_lat, settled_lat, lost, disorder, dup = [], [], [], [], 0, 0, 0
     api_lat = {}  # card event -> from its POST to its `at` (the API's part, before the stream)
+    by_event: dict[tuple, list[float]] = {}  # card event -> its latencies, to name the slowest
     for w in data["watchers"]:
         got = [e[0] for e in w["events"]]
         start = w["snapshot"] if w["snapshot"] is not None else seqs[0] - 1
@@ -397,6 +398,7 @@ def analyse(name: str, data: dict, sent: dict, seqs: list[int], watchers: int, w
             all_lat.append(ms)
             if typ in ("card.dealt", "round.finished"):
                 card_lat.append(ms)
+                by_event.setdefault((typ, pos), []).append(ms)
                 if name == "studio" and at:
                     made = datetime.fromisoformat(at).timestamp()
                     fanout_lat.append((t - made) * 1000)
@@ -412,6 +414,8 @@ def analyse(name: str, data: dict, sent: dict, seqs: list[int], watchers: int, w
         "from_at_p50_ms": pct(fanout_lat, 50), "from_at_p99_ms": pct(fanout_lat, 99),
         "post_to_at_p50_ms": pct(list(api_lat.values()), 50), "post_to_at_max_ms": round(max(api_lat.values()), 1) if api_lat else None,
         "all_p99_ms": pct(all_lat, 99), "settled_p50_ms": pct(settled_lat, 50),
+        "slowest_events": [f"{typ} {pos}: p50 {pct(v, 50)}, max {max(v):.1f}" for (typ, pos), v in
+                           sorted(by_event.items(), key=lambda kv: -statistics.median(kv[1]))[:3]],
         "client_cpu_pct": round(100 * data["cpu"] / wall, 1), "load_avg": round(os.getloadavg()[0], 1),
     }
 

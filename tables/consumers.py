@@ -32,7 +32,7 @@ from studio import access, metrics
 
 from .access import table_visible
 from .snapshot import table_snapshot
-from .stream import table_group, user_group
+from .stream import parts, table_group, user_group
 
 log = logging.getLogger(__name__)
 
@@ -148,10 +148,11 @@ class StreamHub:
             group, seq = message.get("group"), message.get("seq")
             if seq is not None and seq > self.last_seq.get(group, 0):
                 self.last_seq[group] = seq
-            members = list(self.members.get(group, ()))
-            for watcher in members:
+            members, events = list(self.members.get(group, ())), parts(message)
+            for watcher in members:  # each watcher gets all the message's events before the next one
                 try:
-                    watcher.deliver(message)
+                    for event in events:
+                        watcher.deliver(event)
                 except Exception:
                     log.exception("stream delivery failed")
             await write_queued(members)

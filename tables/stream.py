@@ -12,6 +12,13 @@ consumers forward the text as is (tables/consumers.py). The message on the chann
     {"type": "stream.event", "group": "table.7", "seq": 42, "text": "{\"type\": \"card.dealt\", ...}"}
 
 ("seq" is None for personal messages), so a consumer can order and route it without decoding it.
+Events of one group sent together (a transaction's, such as the last card's `card.dealt` and
+`round.finished`) travel as one message, in order,
+
+    {"type": "stream.events", "group": "table.7", "seq": 43, "events": [{"seq": 42, "text": ...}, {"seq": 43, "text": ...}]}
+
+so that each watcher is written both before the next watcher is written either: the second event
+waits for one watcher's frame, not for the whole audience's. `parts(message)` reads either form.
 
 Where it is sent from: in a request thread of the server (studio/http.py) the messages are handed
 to the server's event loop and leave right after the response, the thread going on at once; one
@@ -24,6 +31,7 @@ closed one for every message.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import os
@@ -98,8 +106,24 @@ def _publishing_loop() -> asyncio.AbstractEventLoop:
         return _publisher[1]
 
 
+def parts(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """The events a channel-layer message carries, in order: each a dict with `seq` and `text`."""
+    return message["events"] if message["type"] == "stream.events" else [message]
+
+
+def _together(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Consecutive messages to one group as one message (the module docstring)."""
+    out = []
+    for group, run in itertools.groupby(messages, key=lambda m: m["group"]):
+        run = list(run)
+        out.append(run[0] if len(run) == 1 else {
+            "type": "stream.events", "group": group, "seq": run[-1]["seq"],
+            "events": [{"seq": m["seq"], "text": m["text"]} for m in run]})
+    return out
+
+
 async def _send_all(layer, messages: list[dict[str, Any]]) -> None:
-    for message in messages:
+    for message in _together(messages):
         try:
             await layer.group_send(message["group"], message)
         except Exception:
@@ -127,8 +151,10 @@ def _enqueue(messages: list[dict[str, Any]]) -> None:
 async def _drain(outbox: deque) -> None:
     layer = get_channel_layer()
     while outbox:
-        await _send_all(layer, [outbox[0]])
-        outbox.popleft()  # after sending: while it is non-empty, _enqueue knows a task is at work
+        batch = list(outbox)  # everything handed over meanwhile, a group's events together
+        await _send_all(layer, batch)
+        for _ in batch:  # after sending: while it is non-empty, _enqueue knows a task is at work
+            outbox.popleft()
 
 
 def _next_seq(table_id: int) -> int:

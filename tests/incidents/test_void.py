@@ -223,7 +223,7 @@ async def collect(layer, channel, done, timeout=5.0):
     async def loop():
         while not done(got):
             message = await layer.receive(channel)  # tables.stream: the event travels encoded, once
-            got.append(json.loads(message["text"]))
+            got.extend(json.loads(part["text"]) for part in stream.parts(message))
 
     try:
         await asyncio.wait_for(loop(), timeout)

@@ -15,7 +15,7 @@ from bets.models import Account, Bet, LedgerEntry
 from tables import services
 from virtual import dealer as virtual
 from tables.models import Match, Round, Table, TableChange
-from tables.stream import table_group
+from tables.stream import parts, table_group
 from tests.conftest import client_for, make_user
 
 from .play import SIT_OUT, MatchPlay, assert_match_chips_balance, ledger_sum
@@ -484,7 +484,7 @@ async def test_a_match_is_streamed_to_its_table_as_it_starts_plays_and_finishes(
         events = []
         while not events or events[-1]["type"] != "match.finished":
             message = await asyncio.wait_for(layer.receive(channel), timeout=10)
-            events.append(json.loads(message["text"]))
+            events.extend(json.loads(part["text"]) for part in parts(message))
     finally:
         await layer.group_discard(table_group(created["table"]), channel)
         await sync_to_async(connections.close_all, thread_sensitive=True)()  # the worker thread's connection

@@ -8,7 +8,7 @@ import time
 import pytest
 from channels.layers import get_channel_layer
 
-from tables import consumers
+from tables import consumers, stream
 from tables.stream import encode, table_group
 
 from .conftest import Watcher
@@ -33,6 +33,27 @@ async def _watch(table):
     snapshot = await watcher.connect()
     assert snapshot["seq"] == 10
     return watcher
+
+
+async def test_events_sent_together_travel_as_one_message_and_reach_every_watcher_in_order(table_at_10):
+    """A transaction's events (the last card and the result) are one message on the layer; the hub
+    passes each watcher all of them, in `seq` order."""
+    watchers = [await _watch(table_at_10) for _ in range(3)]
+    layer, group = get_channel_layer(), table_group(table_at_10.pk)
+    listener = await layer.new_channel()
+    await layer.group_add(group, listener)
+    try:
+        texts = [{"type": "card.dealt", "seq": 11, "table": table_at_10.pk, "round": 1, "at": "", "position": 11},
+                 {"type": "round.finished", "seq": 12, "table": table_at_10.pk, "round": 1, "at": "", "winner": "andar"}]
+        await stream._send_all(layer, [stream._message(group, event) for event in texts])
+        message = await asyncio.wait_for(layer.receive(listener), 2)
+        assert (message["type"], message["seq"], [p["seq"] for p in stream.parts(message)]) == ("stream.events", 12, [11, 12])
+        for watcher in watchers:
+            assert [(await watcher.next(2))["type"] for _ in range(2)] == ["card.dealt", "round.finished"]
+    finally:
+        await layer.group_discard(group, listener)
+        for watcher in watchers:
+            await watcher.close()
 
 
 async def test_an_event_that_overtook_an_earlier_one_waits_for_it_and_both_go_out_in_order(table_at_10):

@@ -20,10 +20,15 @@ async def _listen(groups: list[str]):
     return layer, channel
 
 
-async def _receive(layer, channel, count: int) -> list[dict]:
+async def _receive(layer, channel, count: int, received: list | None = None) -> list[dict]:
+    """`count` events off the channel, in order, each with its group (`received`: the layer's
+    messages themselves, which may carry several events of one group)."""
     got = []
     while len(got) < count:
-        got.append(await asyncio.wait_for(layer.receive(channel), TIMEOUT))
+        message = await asyncio.wait_for(layer.receive(channel), TIMEOUT)
+        if received is not None:
+            received.append(message)
+        got.extend({**part, "group": message["group"]} for part in stream.parts(message))
     return got
 
 
@@ -73,11 +78,13 @@ async def test_a_request_threads_messages_leave_after_its_response_in_order():
     scope = {"type": "http", "method": "GET", "path": "/", "query_string": b"", "headers": [], "http_version": "1.1"}
     try:
         await bridge(scope, receive, send)
-        got = await _receive(layer, channel, 3)
+        received = []
+        got = await _receive(layer, channel, 3, received)
     finally:
         await layer.group_discard(groups[0], channel)
     assert [json.loads(m["text"])["n"] for m in got] == [0, 1, 2]
     assert sent_before_response == []
+    assert [m["type"] for m in received] == ["stream.events"]  # one group's events of one response: one message
 
 
 def test_outside_a_request_thread_nothing_is_deferred():
