@@ -494,7 +494,7 @@ def test_page_recovers_a_missed_event_and_a_lost_connection(studio_url, studio_d
     gap in seq and fetch the snapshot), then the connection drops and the studio stays unreachable
     for a while (the page must say so, keep trying, and catch up when the network comes back)."""
     dealer_api = studio_dealer
-    connections, dropped, snapshots, refused, away = [], [], [], [], {"on": False}
+    connections, dropped, snapshots, refused, greeted, away = [], [], [], [], [], {"on": False}
 
     def route(ws):
         if away["on"]:
@@ -506,6 +506,8 @@ def test_page_recovers_a_missed_event_and_a_lost_connection(studio_url, studio_d
 
         def to_page(message):
             event = json.loads(message)
+            if event.get("type") == "snapshot":
+                greeted.append(event["seq"])
             if event.get("type") == "card.dealt" and event.get("position") == 2 and not dropped:
                 dropped.append(event)  # lost on the way
                 return
@@ -516,6 +518,10 @@ def test_page_recovers_a_missed_event_and_a_lost_connection(studio_url, studio_d
     page.route_web_socket(lambda url: "/ws/tables/" in url, route)
     page.on("request", lambda r: snapshots.append(r.url) if "/stream-snapshot/" in r.url else None)
     open_table(page, studio_url, play_table.pk)
+    greeted_by = time.monotonic() + 30
+    while not greeted:  # the socket is open before the server has joined the table: wait for the snapshot
+        assert time.monotonic() < greeted_by, "no snapshot came"
+        page.wait_for_timeout(50)
     round_id = dealer_api.open(play_table.pk, JOKER)
     dealer_api.close(round_id)
     for card in DEAL[:3]:
