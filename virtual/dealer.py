@@ -37,6 +37,7 @@ from tables.services import card_deal, round_close_betting, round_open
 log = logging.getLogger(__name__)
 S = Round.Status
 VIRTUAL_DEALER = "virtual-dealer"
+LOOK_AGAIN = 0.5  # seconds: the longest a wait goes before the table is read again (its pace may change)
 
 
 def shuffled_pack(rng: random.Random | None = None) -> list[str]:
@@ -83,23 +84,23 @@ def tick(*, table_id: int, rng: random.Random | None = None, dealer=None) -> tup
         if rnd is None or rnd.status in (S.SETTLED, S.VOIDED):
             ended = (rnd.settled_at or rnd.finished_at or rnd.closed_at or rnd.opened_at) if rnd else None
             wait = (ended - now).total_seconds() + gap if ended else 0
-            if wait > 0:  # looked at again within half a second: a change to the table's pace applies at once
-                return "between rounds", min(wait, 0.5)
+            if wait > 0:  # read again within LOOK_AGAIN: a change to the table's pace applies at once
+                return "between rounds", min(wait, LOOK_AGAIN)
             if table.state != Table.State.OPEN:  # round_open would refuse it (table_closed): wait for a supervisor
                 return "closed", 2.0
             pack = shuffled_pack(rng)
             salt, text = secrets.token_hex(16), ",".join(pack)
             rnd = round_open(table_id=table.pk, joker=pack[0], dealer=dealer, by=VIRTUAL,
                              fairness={"commitment": commitment(salt, text), "pack": text, "salt": salt})
-            return "opened", min(table.betting_seconds, 0.5)  # betting may close early (a match)
+            return "opened", min(table.betting_seconds, LOOK_AGAIN)  # betting may close early (a match)
         if rnd.status == S.FINISHED:
             return "settling", settle_poll
         if rnd.status == S.PAUSED:
-            return "paused", 0.5
+            return "paused", LOOK_AGAIN
         if rnd.status == S.BETTING:
             left = (rnd.closes_at - now).total_seconds()
             if left > 0:
-                return "betting", min(left, 0.5)
+                return "betting", min(left, LOOK_AGAIN)
             round_close_betting(round_id=rnd.pk, reason="timer", strict=False)
             return "closed", pace
         if rnd.status == S.DEALING:

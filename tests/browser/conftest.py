@@ -212,6 +212,16 @@ def login_by_form_fixture():
 SERIOUS = {"serious", "critical"}
 
 
+def wait_until(page, predicate, what: str, timeout: float = 30.0) -> None:
+    """Poll `predicate` until it holds, failing with `what` after `timeout` seconds. It waits
+    through the page, since Playwright's sync API runs a test's handlers (routes, requests) only
+    inside its own calls."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, what
+        page.wait_for_timeout(50)
+
+
 def accessible(page, what: str = "page") -> None:
     """axe-core on the page as it is now: no serious or critical violation (WCAG 2.x A and AA rules
     and axe's best practices), each listed with its nodes when there is one."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import httpx
@@ -23,6 +22,8 @@ from accounts.tokens import token_issue
 from bets.models import Bet
 
 from tests.servers import studio_server
+
+from .conftest import wait_until
 
 
 DESKTOP = {"width": 1366, "height": 768}
@@ -415,10 +416,8 @@ def test_a_player_offline_during_a_round_sees_its_result_on_coming_back(
     dealer_api.close(round_id)
     for card in DEAL:
         dealer_api.deal(round_id, card)
-    settle_by = time.monotonic() + 30
-    while dealer_api.round(round_id)["status"] != "settled":  # settlement follows the commit in the server
-        assert time.monotonic() < settle_by, "the round was not settled"
-        page.wait_for_timeout(100)
+    # settlement follows the commit in the server
+    wait_until(page, lambda: dealer_api.round(round_id)["status"] == "settled", "the round was not settled")
     dealer_api.open(play_table.pk, "7H")
     expect(connection).not_to_have_attribute("data-state", "live")
     accessible(page, "offline")
@@ -518,10 +517,8 @@ def test_page_recovers_a_missed_event_and_a_lost_connection(studio_url, studio_d
     page.route_web_socket(lambda url: "/ws/tables/" in url, route)
     page.on("request", lambda r: snapshots.append(r.url) if "/stream-snapshot/" in r.url else None)
     open_table(page, studio_url, play_table.pk)
-    greeted_by = time.monotonic() + 30
-    while not greeted:  # the socket is open before the server has joined the table: wait for the snapshot
-        assert time.monotonic() < greeted_by, "no snapshot came"
-        page.wait_for_timeout(50)
+    # the socket is open before the server has joined the table: wait for the snapshot
+    wait_until(page, lambda: greeted, "no snapshot came")
     round_id = dealer_api.open(play_table.pk, JOKER)
     dealer_api.close(round_id)
     for card in DEAL[:3]:
@@ -537,10 +534,7 @@ def test_page_recovers_a_missed_event_and_a_lost_connection(studio_url, studio_d
     expect(connection).to_contain_text("Reconnecting")
     for card in DEAL[3:5]:  # dealt while the page cannot reach the studio
         dealer_api.deal(round_id, card)
-    retry_by = time.monotonic() + 30
-    while not refused:  # the page retried at least once, and was refused
-        assert time.monotonic() < retry_by, "the page did not retry"
-        page.wait_for_timeout(50)
+    wait_until(page, lambda: refused, "the page did not retry")  # at least once, and was refused
     expect(connection).not_to_have_attribute("data-state", "live")
     shot(page, "01-reconnecting")
     away["on"] = False
