@@ -115,7 +115,7 @@ def test_supervisor_pauses_and_voids_a_round_and_sees_the_refunds(page, live_ser
     expect(tile).to_have_attribute("data-status", "paused")
     expect(tile.locator(".pill")).to_have_text("paused")
     expect(tile).to_have_attribute("data-incident", "open")
-    assert tile.evaluate("el => getComputedStyle(el).animationName") == "alarm"  # the tile pulses red
+    assert tile.evaluate("el => getComputedStyle(el, '::after').animationName") == "alarm"  # the tile pulses red
     expect(tile.locator(".tile-inc")).to_be_visible()
     assert round_of(dealer_http, rid)["status"] == "paused"
     accessible(page, "an incident raised from its tile")
