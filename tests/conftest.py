@@ -27,6 +27,11 @@ def pytest_configure(config):
     # WhiteNoise looks at STATIC_ROOT when a handler is built, which test modules do on import (the
     # ASGI app): the folder exists before any, and the session's collectstatic below fills it.
     Path(dj_settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+    # Every test client builds its own middleware, and WhiteNoise indexes STATIC_ROOT (some 870
+    # files, their headers made ahead) when its middleware is built: 50 ms of CPU a client, and the
+    # suite makes over a thousand. In this process WhiteNoise looks a file up when it is asked for
+    # instead (its development mode); the servers the tests start index once, as production does.
+    dj_settings.WHITENOISE_AUTOREFRESH = True
 
 
 def pytest_collection_modifyitems(config, items):
@@ -94,12 +99,6 @@ def django_db_setup(django_db_setup, django_db_blocker):
             with connection.cursor() as cursor:
                 cursor.execute(f"ALTER DATABASE {connection.ops.quote_name(connection.settings_dict['NAME'])} SET synchronous_commit TO off")
             connection.close()  # the next connection takes the database's setting
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    """PBKDF2 costs half a second a persona; tests do not need it."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(autouse=True)

@@ -16,7 +16,10 @@ import httpx
 import pytest
 from django.conf import settings
 
+from tests import localhttp
 from tests.workers import PORT_BLOCK, worker_index
+
+TEST_SETTINGS = "tests.settings"  # what the test process runs on (pyproject.toml), and its servers and workers
 
 
 def free_ports(ports: range, n: int = 1) -> list[int]:
@@ -73,10 +76,11 @@ def wait_until(predicate, what: str, *, timeout: float = 60, procs=(), logs=()):
 
 
 def server_env(**extra: str) -> dict[str, str]:
-    """The environment of a web process the tests start: the test database, the tests' SECRET_KEY,
-    tasks in-process."""
-    return {**os.environ, "DATABASE_URL": db_url_of_tests(), "SECRET_KEY": settings.SECRET_KEY, "TASK_RUNNER": "inprocess",
-            "INPROCESS_TIMERS": "false", "INPROCESS_ASYNC": "false", **extra}
+    """The environment of a web process the tests start: the tests' settings (tests/settings.py) on
+    the test database, the tests' SECRET_KEY, tasks in-process."""
+    return {**os.environ, "DJANGO_SETTINGS_MODULE": TEST_SETTINGS, "DATABASE_URL": db_url_of_tests(),
+            "SECRET_KEY": settings.SECRET_KEY, "TASK_RUNNER": "inprocess", "INPROCESS_TIMERS": "false",
+            "INPROCESS_ASYNC": "false", **extra}
 
 
 @contextlib.contextmanager
@@ -108,7 +112,7 @@ def studio_server(*, log_dir: Path, name: str, **env_extra: str):
             deadline = time.monotonic() + 30
             while True:
                 try:
-                    if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                    if localhttp.get(url + "/healthz", timeout=1).status_code == 200:
                         break
                 except httpx.HTTPError:
                     pass
@@ -125,7 +129,7 @@ def celery_process(args: list[str], log_path: Path, ready_text: str, **env_extra
     """`python -m celery -A studio ARGS` on the test database, tasks through Celery; yields the
     process once its log says `ready_text`, and stops it on the way out."""
     env = {**os.environ, "DATABASE_URL": db_url_of_tests(), "REDIS_URL": settings.REDIS_URL,
-           "DJANGO_SETTINGS_MODULE": "studio.settings", "TASK_RUNNER": "celery", "INPROCESS_TIMERS": "0", **env_extra}
+           "DJANGO_SETTINGS_MODULE": TEST_SETTINGS, "TASK_RUNNER": "celery", "INPROCESS_TIMERS": "0", **env_extra}
     with open(log_path, "w") as log:
         proc = subprocess.Popen([sys.executable, "-m", "celery", "-A", "studio", *args], cwd=settings.BASE_DIR, env=env,
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

@@ -20,6 +20,7 @@ from django.db.models import Sum
 from accounts.operators import operator_set
 from bets.models import Account, Bet, LedgerEntry, WalletTransaction
 from studio import signing
+from tests import localhttp
 from tests.conftest import client_for
 from tests.servers import stop
 
@@ -47,7 +48,7 @@ def reference_wallet(*, log_dir: Path, seed: int = 7, **flags):
         deadline = time.monotonic() + 20
         while True:
             try:
-                if httpx.get(wallet.url + "/_control/state", timeout=1).status_code == 200:
+                if localhttp.get(wallet.url + "/_control/state", timeout=1).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
@@ -65,13 +66,13 @@ class WalletControl:
 
     def faults(self, **faults) -> None:
         base = {"latency_ms": 0, "error_share": 0, "timeout_share": 0, "bad_signature_share": 0, "hang_seconds": 2, "refuse_players": []}
-        assert httpx.post(self.url + "/_control/faults", json={**base, **faults}).status_code == 200
+        assert localhttp.post(self.url + "/_control/faults", json={**base, **faults}).status_code == 200
 
     def players(self, balances: dict) -> None:
-        assert httpx.post(self.url + "/_control/players", json={k: str(v) for k, v in balances.items()}).status_code == 200
+        assert localhttp.post(self.url + "/_control/players", json={k: str(v) for k, v in balances.items()}).status_code == 200
 
     def state(self) -> dict:
-        return httpx.get(self.url + "/_control/state").json()
+        return localhttp.get(self.url + "/_control/state").json()
 
     def balance(self, player_id: str) -> Decimal:
         return D(self.state()["players"][player_id])

@@ -19,6 +19,7 @@ from bets.settlement import round_settle
 from bets.tasks import settle_round
 from tables.models import Round
 from tables.services import round_open
+from tests import localhttp
 from tests.bets.flow import D, EXAMPLE_2_CARDS, balance, entries_sum, finish_without_settling, quick_player
 from tests.parallel import at_once
 
@@ -39,7 +40,7 @@ class Caller:
 
     def __init__(self, base_url, token):
         # keepalive_expiry: httpx drops a connection idle for 5 s, and warming 50 up can take longer.
-        self.client = httpx.Client(base_url=base_url, headers={"Authorization": token}, timeout=60,
+        self.client = localhttp.Client(base_url=base_url, headers={"Authorization": token}, timeout=60,
                                    limits=httpx.Limits(keepalive_expiry=600))
         assert self.client.get("/api/me/").status_code == 200
 

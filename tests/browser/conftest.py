@@ -21,7 +21,6 @@ Fixtures (mark your tests `@pytest.mark.browser`):
   finished) to test-artifacts/<test name>/<name>.jpg (JPEG: Chromium encodes it in a third of a
   PNG's time, and the suite takes over a hundred) (git-ignored; CI keeps the folder as an
   artifact) and returns its path. `full_page=False`: only what the screen shows.
-- autouse `_fast_passwords`: a cheap password hasher for these tests (they log in a lot).
 - `page.js_errors`: the uncaught JavaScript errors of that page so far (assert it stays []).
 - `page.csp_violations`: the Content-Security-Policy violations the page reported (stays []).
 - `accessible`: the function `accessible(page, what)`: runs axe-core (axe-playwright-python's bundled
@@ -114,13 +113,6 @@ def _restore_env(previous):
         os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     else:
         os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    """Every browser test logs in through the form: a cheap hasher saves a second of PBKDF2 each
-    time (what is tested here is the page, not the hashing)."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(autouse=True)

@@ -16,7 +16,6 @@ import time
 from decimal import Decimal
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import expect
 
@@ -25,6 +24,7 @@ from bets.services import bet_place
 from tables.models import Round
 from tables.services import card_deal, round_close_betting, round_open
 
+from tests import localhttp
 from tests.servers import studio_server
 
 from .conftest import artifacts_dir, login, login_by_form
@@ -48,11 +48,6 @@ def _patient_waits(request):
     expect.set_options(timeout=previous)
 
 
-@pytest.fixture
-def _fast_passwords():
-    """The users log in on the uvicorn process, which checks passwords with the real hashers."""
-
-
 @pytest.fixture(scope="module")
 def studio_url(django_db_setup, request):
     folder = Path(request.config.rootpath) / "test-artifacts" / "test_game_info-server"
@@ -62,7 +57,7 @@ def studio_url(django_db_setup, request):
 
 class Api:
     def __init__(self, url: str, user):
-        self.http = httpx.Client(base_url=url + "/api/", timeout=30,
+        self.http = localhttp.Client(base_url=url + "/api/", timeout=30,
                                  headers={"Authorization": "Token " + token_issue(user=user).key})
 
     def __call__(self, method: str, path: str, **kwargs) -> dict:

@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 from accounts.tokens import token_issue
 from integrity.models import Alert
 
+from tests import localhttp
 from tests.integrity.conftest import first_card_pack
 from tests.servers import studio_server
 
@@ -59,7 +60,7 @@ def test_alerts_reach_the_open_console_live_and_are_acknowledged_with_a_note(
 
     rng = random.Random(15)
     token = token_issue(user=dealer).key
-    with httpx.Client(base_url=studio_url + "/api/", timeout=30, headers={"Authorization": "Token " + token}) as http:
+    with localhttp.Client(base_url=studio_url + "/api/", timeout=30, headers={"Authorization": "Token " + token}) as http:
         while not Alert.objects.exists():
             play_stacked(http, table.pk, rng)
     alerts = panel.locator(".ig-alert")

@@ -23,11 +23,6 @@ SCRIPTS = {
 ENGLISH = ["Recent results", "Statistics", "Waiting for the dealer", "Rules and paytable", "Log in"]
 
 
-@pytest.fixture
-def _fast_passwords():
-    """Nobody logs in here; the server keeps the real hashers."""
-
-
 @pytest.fixture(scope="module")
 def studio_url(django_db_setup, request):
     folder = Path(request.config.rootpath) / "test-artifacts" / "test_languages-server"

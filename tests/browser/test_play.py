@@ -21,6 +21,7 @@ from accounts.tokens import token_issue
 
 from bets.models import Bet
 
+from tests import localhttp
 from tests.servers import studio_server
 
 from .conftest import wait_until
@@ -90,14 +91,14 @@ class Dealer:
 @pytest.fixture
 def studio_dealer(studio_url, dealer):
     token = token_issue(user=dealer).key
-    with httpx.Client(base_url=studio_url + "/api/", timeout=30, headers={"Authorization": "Token " + token}) as http:
+    with localhttp.Client(base_url=studio_url + "/api/", timeout=30, headers={"Authorization": "Token " + token}) as http:
         yield Dealer(http)
 
 
 @pytest.fixture
 def studio_supervisor(studio_url, supervisor):
     token = token_issue(user=supervisor).key
-    with httpx.Client(base_url=studio_url + "/api/", timeout=30, headers={"Authorization": "Token " + token}) as http:
+    with localhttp.Client(base_url=studio_url + "/api/", timeout=30, headers={"Authorization": "Token " + token}) as http:
         yield Dealer(http)
 
 

@@ -15,11 +15,11 @@ import time
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
-import httpx
 import pytest
 from django.utils.timezone import now as timezone_now
 
 from tables.models import DealtCard
+from tests import localhttp
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -45,7 +45,7 @@ def api_as(live_server):
 
     def make(user):
         key = token_issue(user=user).key
-        clients.append(httpx.Client(base_url=live_server.url, headers={"Authorization": f"Token {key}"}, timeout=15))
+        clients.append(localhttp.Client(base_url=live_server.url, headers={"Authorization": f"Token {key}"}, timeout=15))
         return clients[-1]
 
     yield make

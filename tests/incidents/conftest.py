@@ -20,11 +20,6 @@ from tables.services import card_deal, round_close_betting, round_open
 D = Decimal
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def held_tasks(monkeypatch):
     """Tasks enqueued after commit (settlement, the betting timer) are collected, not run: the

@@ -2,7 +2,6 @@
 held by the service under the creator's row lock, so that parallel creates cannot exceed it."""
 from concurrent.futures import ThreadPoolExecutor
 
-import httpx
 import pytest
 from django.db import connections
 from accounts.tokens import token_issue
@@ -10,6 +9,7 @@ from accounts.tokens import token_issue
 from studio.errors import ApplicationError
 from matches.services import match_create
 from tables.models import Match, Table
+from tests import localhttp
 from tests.parallel import at_once
 from tests.servers import studio_server
 
@@ -65,7 +65,7 @@ def test_parallel_creates_over_http_never_exceed_the_limit(alice, tmp_path):
     connections.close_all()
     with studio_server(log_dir=tmp_path, name="limit", WEB_WORKERS="1") as url:
         def post(_):
-            return httpx.post(url + "/api/matches/", json={}, headers={"Authorization": "Token " + key}, timeout=60).status_code
+            return localhttp.post(url + "/api/matches/", json={}, headers={"Authorization": "Token " + key}, timeout=60).status_code
 
         with ThreadPoolExecutor(8) as pool:
             codes = sorted(pool.map(post, range(8)))

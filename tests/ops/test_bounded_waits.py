@@ -7,13 +7,13 @@ import socket
 import threading
 import time
 
-import httpx
 import pytest
 from django.conf import settings as dj_settings
 from accounts.tokens import token_issue
 
 from tables import stream
 from tables.models import Round
+from tests import localhttp
 from tests.servers import studio_server
 
 
@@ -52,6 +52,6 @@ def test_a_request_whose_task_cannot_reach_the_broker_still_answers(broker, deal
     with contextlib.ExitStack() as stack:
         url = stack.enter_context(unanswering_redis()) if broker == "unanswering" else "redis://127.0.0.1:1/0"
         base = stack.enter_context(studio_server(log_dir=tmp_path, name="broker", REDIS_URL=url, TASK_RUNNER="celery"))
-        response = httpx.post(f"{base}/api/tables/{table.pk}/rounds/", json={"joker": "KS"}, headers=auth, timeout=60)
+        response = localhttp.post(f"{base}/api/tables/{table.pk}/rounds/", json={"joker": "KS"}, headers=auth, timeout=60)
     assert response.status_code == 201, response.text[:500]
     assert Round.objects.get(pk=response.json()["id"]).status == "betting"

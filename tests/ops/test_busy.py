@@ -18,6 +18,7 @@ from accounts.tokens import token_issue
 from bets.models import Account, Bet
 from tables.models import Round
 from tables.services import round_open
+from tests import localhttp
 from tests.servers import db_url_of_tests, studio_server
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -67,7 +68,7 @@ def scene(alice, dealer, make_table):
 def test_a_held_round_lock_holds_up_only_the_bets_on_that_round(scene, alice, tmp_path):
     locked, other, other_table, auth = scene
     with studio_server(log_dir=tmp_path, name="lock", HTTP_THREADS="2", DB_LOCK_TIMEOUT_MS="1500") as url, \
-            httpx.Client(base_url=url, timeout=ANSWER_WITHIN) as http, round_row_locked(locked.pk), ThreadPoolExecutor(6) as pool:
+            localhttp.Client(base_url=url, timeout=ANSWER_WITHIN) as http, round_row_locked(locked.pk), ThreadPoolExecutor(6) as pool:
         # More bets on the locked round than the server has request threads.
         bets = [pool.submit(http.post, f"/api/rounds/{locked.pk}/bets/", json={"spot": "andar", "amount": "10"},
                             headers={**auth, "Idempotency-Key": f"locked-{i}"}) for i in range(6)]
@@ -87,7 +88,7 @@ def test_an_exhausted_connection_pool_answers_503_busy_on_every_kind_of_view(sce
     locked, other, other_table, auth = scene
     with studio_server(log_dir=tmp_path, name="pool", HTTP_THREADS="4", DB_POOL_SIZE="1", DB_POOL_TIMEOUT="1",
                        DB_LOCK_TIMEOUT_MS="60000") as url, \
-            httpx.Client(base_url=url, timeout=ANSWER_WITHIN) as http, ThreadPoolExecutor(1) as pool:
+            localhttp.Client(base_url=url, timeout=ANSWER_WITHIN) as http, ThreadPoolExecutor(1) as pool:
         with round_row_locked(locked.pk):
             # This bet takes the pool's one connection and waits for the lock with it.
             held = pool.submit(http.post, f"/api/rounds/{locked.pk}/bets/", json={"spot": "andar", "amount": "10"}, headers=auth)

@@ -14,6 +14,7 @@ import httpx
 import pytest
 from django.conf import settings as dj_settings
 
+from tests import localhttp
 from tests.servers import db_url_of_tests, free_port, wait_until
 
 ROOT = Path(dj_settings.BASE_DIR)
@@ -67,7 +68,7 @@ class Launcher:
 
     def serving(self) -> bool:
         try:
-            return httpx.get(self.url + "/healthz", timeout=2).status_code == 200
+            return localhttp.get(self.url + "/healthz", timeout=2).status_code == 200
         except httpx.HTTPError:
             return False
 
@@ -178,17 +179,17 @@ def test_the_launcher_collects_the_static_files_and_the_server_serves_them_cache
     studio = launcher("--no-celery", "--no-virtual-dealer", collect=True, STATIC_ROOT=str(static_root))
     wait_until(studio.serving, "the studio to start", logs=[studio.log])
     assert (static_root / "staticfiles.json").is_file()
-    page = httpx.get(studio.url + "/admin/login/", timeout=10)
+    page = localhttp.get(studio.url + "/admin/login/", timeout=10)
     assert page.status_code == 200
     href = re.search(r'href="(/static/admin/css/base[^"]*\.css)"', page.text)[1]
     if dj_settings.IS_POSTGRES:  # production mode
         assert re.fullmatch(r"/static/admin/css/base\.[0-9a-f]{12}\.css", href)
-        css = httpx.get(studio.url + href, headers={"Accept-Encoding": "gzip"}, timeout=10)
+        css = localhttp.get(studio.url + href, headers={"Accept-Encoding": "gzip"}, timeout=10)
         assert css.status_code == 200 and css.headers["Content-Type"].startswith("text/css")
         assert "immutable" in css.headers["Cache-Control"]
         assert int(re.search(r"max-age=(\d+)", css.headers["Cache-Control"])[1]) >= 365 * 24 * 3600
         assert css.headers["Content-Encoding"] == "gzip" and "body" in css.text
     else:
         assert href == "/static/admin/css/base.css"
-    plain = httpx.get(studio.url + "/static/admin/css/base.css", timeout=10)
+    plain = localhttp.get(studio.url + "/static/admin/css/base.css", timeout=10)
     assert plain.status_code == 200 and "body" in plain.text

@@ -8,7 +8,6 @@ import sys
 import time
 from datetime import timedelta
 
-import httpx
 import pytest
 from django.conf import settings as dj_settings
 from django.utils import timezone
@@ -17,6 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tables.models import Round
 from tables.services import close_expired_betting
+from tests import localhttp
 from tests.servers import db_url_of_tests, studio_server
 from tests.stream.conftest import Watcher
 
@@ -98,7 +98,7 @@ def test_metrics_need_the_token_or_an_allowed_address(client, settings):
 
 
 def scrape(url: str) -> dict[tuple, float]:
-    response = httpx.get(url + "/metrics", headers={"Authorization": "Bearer multi"}, timeout=10)
+    response = localhttp.get(url + "/metrics", headers={"Authorization": "Bearer multi"}, timeout=10)
     assert response.status_code == 200, response.text[:300]
     return {(s.name, tuple(sorted(s.labels.items()))): s.value
             for family in text_string_to_metric_families(response.text) for s in family.samples}
@@ -119,7 +119,7 @@ def test_multiprocess_mode_sums_two_servers_and_the_celery_worker(tmp_path):
             studio_server(log_dir=tmp_path / "b", name="metrics-b", **env) as b:
         before = scrape(a).get(HEALTHZ, 0)
         for url in (a, a, a, b, b):
-            assert httpx.get(url + "/healthz", timeout=10).status_code == 200
+            assert localhttp.get(url + "/healthz", timeout=10).status_code == 200
         assert scrape(b)[HEALTHZ] == before + 5
 
         from studio.celery import app

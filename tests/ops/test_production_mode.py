@@ -7,13 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import httpx
 import pytest
 from django.conf import settings as dj_settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 
+from tests import localhttp
 from tests.servers import studio_server
 from tests.conftest import import_settings_fresh
 
@@ -84,7 +84,7 @@ def test_a_server_error_in_production_shows_no_debug_page(tmp_path):
     with studio_server(log_dir=tmp_path, name="boom",
                        DJANGO_SETTINGS_MODULE="tests.ops.boom_settings") as url:
         for accept in ("text/html", "application/json"):
-            response = httpx.get(url + "/boom/", headers={"Accept": accept}, timeout=20)
+            response = localhttp.get(url + "/boom/", headers={"Accept": accept}, timeout=20)
             assert response.status_code == 500
             body = response.text
             assert "Traceback" not in body and "RuntimeError" not in body and "boom_urls" not in body

@@ -3,13 +3,13 @@ for HTTP_SEND_TIMEOUT: the server, with one request thread, answers /healthz aft
 import socket
 from datetime import timedelta
 
-import httpx
 import pytest
 from django.db import connection
 from django.utils import timezone
 from accounts.tokens import token_issue
 
 from tables.models import Round
+from tests import localhttp
 from tests.servers import studio_server
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -35,4 +35,4 @@ def test_a_client_that_stops_reading_an_export_frees_its_thread(supervisor, make
             stalled.connect(("127.0.0.1", port))
             stalled.sendall(f"GET /api/rounds/export.csv HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token {token}\r\n\r\n".encode())
             stalled.recv(1024)  # the export has started
-            assert httpx.get(url + "/healthz", timeout=30).status_code == 200
+            assert localhttp.get(url + "/healthz", timeout=30).status_code == 200

@@ -22,11 +22,6 @@ TIMEOUT = 10  # generous: the whole suite shares two cores
 ORIGIN = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 class Watcher:
     """One watcher of a table's stream; `messages` are the decoded messages received so far."""
 

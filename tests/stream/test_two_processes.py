@@ -23,6 +23,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings as dj_settings
 from websockets.asyncio.client import connect
 
+from tests import localhttp
 from tests.servers import free_ports, wait_until
 
 from .conftest import CARDS
@@ -53,7 +54,7 @@ def _stop(proc: subprocess.Popen) -> None:
 
 def _serving(port: int) -> bool:
     try:
-        return httpx.get(f"http://127.0.0.1:{port}/api/tables/", timeout=2).status_code == 200
+        return localhttp.get(f"http://127.0.0.1:{port}/api/tables/", timeout=2).status_code == 200
     except httpx.HTTPError:
         return False
 
@@ -132,7 +133,7 @@ def _table(make_table, ports, **fields) -> int:
 
     table_id = make_table(**fields).pk
     for port in ports:
-        if httpx.get(f"http://127.0.0.1:{port}/api/tables/{table_id}/", timeout=10).status_code != 200:
+        if localhttp.get(f"http://127.0.0.1:{port}/api/tables/{table_id}/", timeout=10).status_code != 200:
             with connection.cursor() as cur:
                 cur.execute("SELECT current_database()")
                 here = cur.fetchone()[0]
@@ -147,8 +148,8 @@ async def test_watchers_on_two_server_processes_see_the_same_round_in_the_same_o
     dealer_token, alice_token = await sync_to_async(_tokens)(dealer, alice)
     watchers = [RealWatcher(a, table_id), RealWatcher(a, table_id), RealWatcher(b, table_id),
                 RealWatcher(b, table_id, compression="deflate"), RealWatcher(b, table_id, token=alice_token)]
-    dealer_http = {p: httpx.AsyncClient(base_url=f"http://127.0.0.1:{p}", headers={"Authorization": f"Token {dealer_token}"}) for p in studio.ports}
-    alice_http = httpx.AsyncClient(base_url=f"http://127.0.0.1:{b}", headers={"Authorization": f"Token {alice_token}"})
+    dealer_http = {p: localhttp.AsyncClient(base_url=f"http://127.0.0.1:{p}", headers={"Authorization": f"Token {dealer_token}"}) for p in studio.ports}
+    alice_http = localhttp.AsyncClient(base_url=f"http://127.0.0.1:{b}", headers={"Authorization": f"Token {alice_token}"})
     try:
         for w in watchers:
             await w.__aenter__()

@@ -5,12 +5,12 @@ import json
 import logging
 import time
 
-import httpx
 import pytest
 from accounts.tokens import token_issue
 from websockets.asyncio.client import connect
 
 from studio.access import DropQueryStrings
+from tests import localhttp
 from tests.servers import studio_server
 
 
@@ -29,10 +29,10 @@ def wait_for(path, text: str, timeout: float = 20) -> str:
 def test_requests_and_streams_are_logged_without_tokens(alice, table, tmp_path):
     key = token_issue(user=alice).key
     with studio_server(log_dir=tmp_path, name="access") as url:
-        me = httpx.get(url + "/api/me/", params={"token": "query-" + key}, headers={"Authorization": f"Token {key}"}, timeout=20)
+        me = localhttp.get(url + "/api/me/", params={"token": "query-" + key}, headers={"Authorization": f"Token {key}"}, timeout=20)
         assert me.status_code == 200
-        assert httpx.get(url + "/api/tables/", params={"q": "x"}, timeout=20).status_code == 200  # anonymous
-        too_big = httpx.post(url + "/api/auth/token/", params={"token": key}, content=b"x" * (10 * 1024 * 1024 + 1), timeout=60)
+        assert localhttp.get(url + "/api/tables/", params={"q": "x"}, timeout=20).status_code == 200  # anonymous
+        too_big = localhttp.post(url + "/api/auth/token/", params={"token": key}, content=b"x" * (10 * 1024 * 1024 + 1), timeout=60)
         assert too_big.status_code == 413  # answered before Django: logged all the same
 
         async def watch():

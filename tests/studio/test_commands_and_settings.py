@@ -111,7 +111,7 @@ def manage(*args, env=None):
 @pytest.mark.django_db(transaction=True)
 def test_studio_user_from_the_command_line(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]  # what the command used
-    env = {"DATABASE_URL": db_url_of_tests()}
+    env = {"DATABASE_URL": db_url_of_tests(), "DJANGO_SETTINGS_MODULE": "studio.settings"}  # the command as deployed
     first = manage("studio_user", "nia", "--role", "player", "--password", SECRET, "--chips", "75", env=env)
     assert first.returncode == 0, first.stderr
     again = manage("studio_user", "nia", "--role", "dealer", "--password", SECRET, env=env)

@@ -2,11 +2,11 @@
 PostgreSQL: never two cards at one position, never a skipped position, a duplicate refused with 409."""
 import threading
 
-import httpx
 import pytest
 from accounts.tokens import token_issue
 
 from tables.models import DealtCard, Round
+from tests import localhttp
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -21,7 +21,7 @@ def post_all(live_server, dealer):
         answers = [None] * len(bodies)
 
         def worker(i, body):
-            with httpx.Client(base_url=live_server.url, headers=headers, timeout=20) as client:
+            with localhttp.Client(base_url=live_server.url, headers=headers, timeout=20) as client:
                 client.get("/healthz")  # connect (and warm the server thread) before the race
                 barrier.wait()
                 answers[i] = client.post(url, json=body)

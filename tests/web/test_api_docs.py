@@ -5,9 +5,9 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
-import httpx
 import pytest
 
+from tests import localhttp
 from tests.servers import studio_server
 
 ATTRIBUTE = re.compile(r"""\b(?:src|href)\s*=\s*["']([^"']+)["']""")
@@ -53,7 +53,7 @@ def test_a_fresh_server_answers_concurrent_schema_requests(tmp_path):
 
         def fetch(_):
             start.wait()
-            return httpx.get(url + "/api/schema/?format=json", timeout=60).status_code
+            return localhttp.get(url + "/api/schema/?format=json", timeout=60).status_code
 
         with ThreadPoolExecutor(8) as pool:
             codes = list(pool.map(fetch, range(8)))

@@ -16,7 +16,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import httpx
 import pytest
 import schemathesis
 from django.core.handlers.wsgi import WSGIHandler
@@ -31,6 +30,7 @@ from schemathesis.generation import GenerationMode
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance, status_code_conformance
 
 from accounts.tokens import token_issue
+from tests import localhttp
 from tests.conftest import IN_CI, make_user
 from tests.servers import studio_server
 
@@ -44,12 +44,6 @@ CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,re
 # Logging out revokes the very token the run fuzzes with (tests/accounts cover it).
 NOT_FUZZED = "/api/auth/logout/"
 ROLES = {"anonymous": None, "player": "player", "dealer": "dealer", "supervisor": "supervisor"}
-
-
-@pytest.fixture
-def _fast_passwords():
-    """Overrides the package's cheap test hasher: the users log in on the uvicorn process, which
-    has the real settings' hashers and could not check an MD5 hash."""
 
 
 def _world(dealer, alice, bob):
@@ -84,7 +78,7 @@ def _world(dealer, alice, bob):
 
 
 def _token(url: str, name: str) -> str:
-    response = httpx.post(url + "/api/auth/token/", json={"username": name, "password": "pw-" + name}, timeout=30)
+    response = localhttp.post(url + "/api/auth/token/", json={"username": name, "password": "pw-" + name}, timeout=30)
     assert response.status_code == 200, response.text
     return response.json()["token"]
 

@@ -8,10 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import httpx
 import pytest
 from django.conf import settings
 
+from tests import localhttp
 from tests.servers import server_env, stop, wait_until
 
 CONNECTIONS = 40
@@ -62,7 +62,7 @@ def test_two_web_processes_on_one_port_share_its_connections(tmp_path):
         try:
             wait_until(lambda: all(_owned(p.pid, _socket_inodes(port, "0A")) == 1 for p in procs), "both processes listening",
                        procs=procs)
-            clients = [httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) for _ in range(CONNECTIONS)]
+            clients = [localhttp.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) for _ in range(CONNECTIONS)]
             try:
                 for client in clients:  # one keep-alive connection each, all left open
                     assert client.get("/api/no-such-thing/").status_code == 404
