@@ -202,16 +202,18 @@ def _never_reading_socket(port: int, table_id: int):
 
 
 def _read_all(sock, protocol) -> list:
-    """Everything the server sent it, once it reads again, up to the server's close."""
+    """Everything the server sent it, once it reads again, up to the server's close frame, which it
+    answers (the server would otherwise wait out its close timeout before it drops the connection)."""
     from websockets.frames import Frame
 
     frames = []
-    while True:
+    while protocol.close_rcvd is None:
         data = sock.recv(1 << 20)
         if not data:
             break
         protocol.receive_data(data)
         frames += [e for e in protocol.events_received() if isinstance(e, Frame)]
+    sock.sendall(b"".join(protocol.data_to_send()))
     return frames
 
 
