@@ -86,7 +86,8 @@ def test_every_answer_to_programs_carries_the_strict_api_policy(alice_api):
     assert directives(alice_api.post("/api/rounds/999999/bets/", {"spot": "andar", "amount": "1"}, format="json")) == API_POLICY
 
 
-IMPORT = re.compile(r"""^(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']\s*;""", re.M)
+# Every form a module can name another in: `import ... from "x"`, `export ... from "x"`, `import "x"`, `import("x")`.
+IMPORT = re.compile(r"""^\s*(?:import|export)\b(?:[^;"']*?\bfrom)?\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']""", re.M)
 HASHED = re.compile(r"\.[0-9a-f]{12}\.js$")
 
 
@@ -98,5 +99,5 @@ def test_collected_modules_import_their_neighbours_by_hashed_names():
                if name.startswith("js/") and name.endswith(".js")]
     assert len(modules) > 10, "the session's collectstatic filled STATIC_ROOT"
     for path in modules:
-        for target in IMPORT.findall(path.read_text()):
+        for target in ("".join(found) for found in IMPORT.findall(path.read_text())):
             assert HASHED.search(target), f"{path.name} imports {target} by its plain name"
