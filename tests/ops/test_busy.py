@@ -67,7 +67,7 @@ def scene(alice, dealer, make_table):
 
 def test_a_held_round_lock_holds_up_only_the_bets_on_that_round(scene, alice, tmp_path):
     locked, other, other_table, auth = scene
-    with studio_server(log_dir=tmp_path, name="lock", HTTP_THREADS="2", DB_LOCK_TIMEOUT_MS="1500") as url, \
+    with studio_server(log_dir=tmp_path, name="lock", HTTP_THREADS="2", DB_LOCK_TIMEOUT_MS="500") as url, \
             localhttp.Client(base_url=url, timeout=ANSWER_WITHIN) as http, round_row_locked(locked.pk), ThreadPoolExecutor(6) as pool:
         # More bets on the locked round than the server has request threads.
         bets = [pool.submit(http.post, f"/api/rounds/{locked.pk}/bets/", json={"spot": "andar", "amount": "10"},
@@ -86,7 +86,7 @@ def test_a_held_round_lock_holds_up_only_the_bets_on_that_round(scene, alice, tm
 
 def test_an_exhausted_connection_pool_answers_503_busy_on_every_kind_of_view(scene, tmp_path):
     locked, other, other_table, auth = scene
-    with studio_server(log_dir=tmp_path, name="pool", HTTP_THREADS="4", DB_POOL_SIZE="1", DB_POOL_TIMEOUT="1",
+    with studio_server(log_dir=tmp_path, name="pool", HTTP_THREADS="4", DB_POOL_SIZE="1", DB_POOL_TIMEOUT="0.5",
                        DB_LOCK_TIMEOUT_MS="60000") as url, \
             localhttp.Client(base_url=url, timeout=ANSWER_WITHIN) as http, ThreadPoolExecutor(1) as pool:
         with round_row_locked(locked.pk):
