@@ -34,10 +34,15 @@ def pytest_configure(config):
     dj_settings.WHITENOISE_AUTOREFRESH = True
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     """The tests marked `long` first, the rest in their order: `make test` shares the files out among
     pytest-xdist workers one file at a time, in this order, and a file of minutes handed out last
-    would run alone at the end while the other workers wait."""
+    would run alone at the end while the other workers wait. After pytest-django's own ordering
+    (trylast), which puts the transactional tests, the long ones among them, after the others, as
+    Django does so that a flush leaves no test without the data its migrations made: here a flushed
+    database is a new one (the migrations make no rows; the flush keeps the content types and the
+    permissions, tests/studio/test_postgresql_backend.py)."""
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 

@@ -74,7 +74,7 @@ def _poll(client, until, timeout=30):
 @pytest.mark.django_db(transaction=True)
 def test_a_real_worker_and_beat_are_seen_and_a_stopped_beat_is_named(client, settings, tmp_path):
     prefix = f"ready-{uuid.uuid4().hex[:8]}"
-    settings.TASK_RUNNER, settings.REDIS_PREFIX, settings.READY_MAX_AGE = "celery", prefix, 5
+    settings.TASK_RUNNER, settings.REDIS_PREFIX, settings.READY_MAX_AGE = "celery", prefix, 2
     assert not readyz(client)["worker"]["ok"]
     env = {"CHANNELS_PREFIX": prefix, "HEARTBEAT_SECONDS": "0.5"}
     with celery_process(["worker", "-l", "info", "--pool", "solo", "-n", f"ready-{prefix}@%h", "--without-gossip", "--without-mingle",
