@@ -5,6 +5,7 @@ under CI (CI=true): the same examples every run."""
 import fcntl
 import importlib.util
 import os
+import threading
 from decimal import Decimal
 from pathlib import Path
 
@@ -56,22 +57,56 @@ def pytest_runtest_setup(item):
             pytest.skip(why)
 
 
+_collecting: dict = {}
+
+
+def _static_lock_path():
+    root = dj_settings.STATIC_ROOT
+    return root.parent / (root.name + ".lock")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
     """The admin's, the browsable API's and Swagger UI's files, collected into the tests' STATIC_ROOT
     ([tool.pytest_env]) as a server collects them (pages name the hashed files of that manifest), once,
-    by the process that starts the run, before any pytest-xdist worker starts: a worker collecting
-    while another's server reads the files would pull them from under it. A lock file keeps two
-    test runs in one checkout from collecting into it at once."""
+    by the process that starts the run, while the pytest-xdist workers start: the collector holds an
+    exclusive lock on a file beside the folder from before any worker starts until it is done, and
+    every test waits for it (`_static_files_collected`), so that no worker reads the files while
+    they are written. The same lock keeps two test runs in one checkout from collecting into it at
+    once."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return
     from django.core.management import call_command
 
-    root = dj_settings.STATIC_ROOT
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root.parent / (root.name + ".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        call_command("collectstatic", "--noinput", verbosity=0)
+    dj_settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+    lock = open(_static_lock_path(), "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+
+    def collect():
+        try:
+            call_command("collectstatic", "--noinput", verbosity=0)
+        except BaseException as exc:  # said by every test (below), not lost in a thread
+            _collecting["error"] = exc
+        finally:
+            lock.close()  # releases the lock
+
+    _collecting["thread"] = threading.Thread(target=collect, name="collectstatic")
+    _collecting["thread"].start()
+
+
+def pytest_sessionfinish(session):
+    if "thread" in _collecting:
+        _collecting["thread"].join()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _static_files_collected():
+    """Wait until the session's collectstatic (above) is done: a shared lock is granted once the
+    collector's is released."""
+    with open(_static_lock_path(), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_SH)
+    if "error" in _collecting:
+        raise RuntimeError("collectstatic failed") from _collecting["error"]
 
 
 @pytest.fixture(scope="session")

@@ -7,8 +7,10 @@ Fixtures (mark your tests `@pytest.mark.browser`):
 - `browser`: one headless Chromium for all the tests of this package (package scope, not session:
   see its docstring). Debian's /usr/bin/chromium (CHROMIUM_PATH overrides), never a Playwright
   download. Missing Chromium or Playwright: the tests are skipped, or fail under REQUIRE_SERVICES=1.
-- `page`: a fresh browser context (own cookies and localStorage) and page per test, 1280x800.
-- `phone_page`: the same at a phone's size (390x844, touch, mobile user agent).
+- `page`: a new page per test, 1280x800, in a context the package's tests share one after the other
+  (`desktop_context`): after each test its cookies, storage, permissions and offline switch are
+  cleared, so a test starts signed out with nothing stored, as in a new context, at half the cost.
+- `phone_page`: the same at a phone's size (390x844, touch, mobile user agent; `phone_context`).
 - `login`: the function `login(page, server_url, username)`: signs the page's browser context in
   as that user, with a session made in the test process (Django's test client's `force_login`) on
   the database every test server reads, and its cookie set on the context: no page is loaded and
@@ -39,11 +41,13 @@ Using `live_server` makes the test transactional: on_commit callbacks (settlemen
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shutil
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -56,6 +60,7 @@ CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--process-per-site",  # one renderer per site in a context: the tests' pages join the warm one (_shared_context)
 ]
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -64,6 +69,8 @@ PHONE_UA = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML,
 REQUIRE = os.environ.get("REQUIRE_SERVICES") == "1"
 TIMEOUT_MS = 10_000
 SHOT_QUALITY = 85  # JPEG quality of the screenshots: text stays crisp to read
+# What a test may leave in a shared context's storage, cleared after it (cookies are cleared apart).
+FORGOTTEN_STORAGE = "local_storage,session_storage,indexeddb,cache_storage,service_workers,file_systems"
 
 
 def _unavailable(why: str):
@@ -85,8 +92,9 @@ def browser():
     are: the loop belongs to Playwright, our code never runs inside it). The rest of the suite
     keeps Django's check.
     """
+    _wait_for_the_browser_install()
     if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
-        _unavailable(f"no Chromium at {CHROMIUM}")
+        _unavailable(f"no Chromium at {CHROMIUM}" + _install_log())
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -108,6 +116,22 @@ def browser():
         _restore_env(previous)
 
 
+def _wait_for_the_browser_install() -> None:
+    """`make test` installs the browser's packages while the first tests run, holding a lock on the
+    file BROWSER_LOCK names until it is done (Makefile): wait for it (a shared lock is granted once
+    the installer's is gone)."""
+    lock = os.environ.get("BROWSER_LOCK")
+    if lock and os.path.exists(lock):
+        with open(lock) as held:
+            fcntl.flock(held, fcntl.LOCK_SH)
+
+
+def _install_log() -> str:
+    log = Path(os.environ.get("BROWSER_LOG", "")) if os.environ.get("BROWSER_LOG") else None
+    text = log.read_text(errors="replace").strip() if log and log.is_file() else ""
+    return f" (make browser said: {text[-500:]})" if text else ""
+
+
 def _restore_env(previous):
     if previous is None:
         os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
@@ -124,9 +148,38 @@ def _plain_static_names(settings):
                          "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
 
 
-def _new_page(browser, **context_args):
+def _shared_context(browser, live_server, **context_args):
+    """A context that the package's tests open their pages in, one after the other: a test's page is
+    new, and the context keeps nothing of the test before it (`_close`) but its HTTP cache. A page
+    of its own, open on the test servers' host (127.0.0.1, whichever port) while the tests run,
+    keeps that host's renderer process alive, and every test's page joins it (`--process-per-site`)
+    with the scripts it has compiled: opening and loading a page costs half the CPU it costs in a new
+    context (scripts/bench_browser_pages.py), and the browser tests open some seventy."""
     context = browser.new_context(**context_args)
     context.set_default_timeout(TIMEOUT_MS)
+    keeper = context.new_page()
+    keeper.goto(live_server.url + "/healthz")
+    return context
+
+
+@pytest.fixture(scope="package")
+def desktop_context(browser, live_server):
+    """The desktop-sized context of `page` (`_shared_context`)."""
+    context = _shared_context(browser, live_server, viewport=DESKTOP)
+    yield context
+    context.close()
+
+
+@pytest.fixture(scope="package")
+def phone_context(browser, live_server):
+    """The context of `phone_page`: a phone's size, touch, a mobile user agent."""
+    context = _shared_context(browser, live_server, viewport=PHONE, device_scale_factor=2, is_mobile=True,
+                              has_touch=True, user_agent=PHONE_UA)
+    yield context
+    context.close()
+
+
+def _new_page(context):
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -140,36 +193,55 @@ def _new_page(browser, **context_args):
     page.on("requestfinished", lambda request: asked.discard(request))
     page.on("requestfailed", lambda request: asked.discard(request))
     page.unanswered = asked
-    return context, page
+    origins: set[str] = set()  # where the page has been, whose storage it may have written
+    page.on("framenavigated", lambda frame: origins.add(_origin(frame.url)) if frame.url.startswith("http") else None)
+    page.origins = origins
+    return page
 
 
-def _close(context, page) -> None:
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _close(page) -> None:
     """Close the page once the server has answered what it asked (a page refreshes its figures after
     an action, and a test may end on the action): a request still being served when the test's
     database is emptied would hold a table of SQLite's shared in-memory database, and the emptying
-    would fail. A request that never ends (none of the pages makes one) is given up after 10 s."""
+    would fail. A request that never ends (none of the pages makes one) is given up after 10 s.
+    Then the shared context forgets the test: the storage of every origin the page visited
+    (Chromium's DevTools protocol, Storage.clearDataForOrigin), its cookies, the permissions granted
+    and the network switched back on."""
     deadline = time.monotonic() + 10
     while page.unanswered and time.monotonic() < deadline:
         try:
             page.wait_for_event("requestfinished", timeout=500)
         except PlaywrightTimeoutError:
             pass
-    context.close()
+    context = page.context
+    if page.origins:
+        devtools = context.new_cdp_session(page)
+        for origin in page.origins:
+            devtools.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": FORGOTTEN_STORAGE})
+        devtools.detach()
+    page.close()
+    context.clear_cookies()
+    context.clear_permissions()
+    context.set_offline(False)
 
 
 @pytest.fixture
-def page(browser):
-    context, page = _new_page(browser, viewport=DESKTOP)
+def page(desktop_context):
+    page = _new_page(desktop_context)
     yield page
-    _close(context, page)
+    _close(page)
 
 
 @pytest.fixture
-def phone_page(browser):
-    context, page = _new_page(browser, viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True,
-                              user_agent=PHONE_UA)
+def phone_page(phone_context):
+    page = _new_page(phone_context)
     yield page
-    _close(context, page)
+    _close(page)
 
 
 def login(page, server_url: str, username: str) -> None:
@@ -202,6 +274,10 @@ def login_by_form_fixture():
 
 
 SERIOUS = {"serious", "critical"}
+# axe-core is put into a document once (half a megabyte of script to compile): a later check of the
+# same document runs the copy already there.
+AXE = Axe()
+AXE_THERE = Axe(axe_script="undefined")
 
 
 def wait_until(page, predicate, what: str, timeout: float = 30.0) -> None:
@@ -217,7 +293,8 @@ def wait_until(page, predicate, what: str, timeout: float = 30.0) -> None:
 def accessible(page, what: str = "page") -> None:
     """axe-core on the page as it is now: no serious or critical violation (WCAG 2.x A and AA rules
     and axe's best practices), each listed with its nodes when there is one."""
-    results = Axe().run(page).response
+    axe = AXE_THERE if page.evaluate("typeof axe !== 'undefined'") else AXE
+    results = axe.run(page).response
     bad = [v for v in results["violations"] if v.get("impact") in SERIOUS]
     assert not bad, f"axe on {what}:\n" + "\n".join(
         f"- {v['id']} ({v['impact']}): {v['help']}; " + "; ".join(n["target"][0] if isinstance(n["target"][0], str)
