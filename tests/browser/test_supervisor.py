@@ -155,6 +155,9 @@ def test_supervisor_pauses_and_voids_a_round_and_sees_the_refunds(page, live_ser
     detail.locator("#void-btn").click()
     expect(detail.locator("#void-confirm")).to_contain_text("3 bets (175.00 CHIPS) of 2 players")
     accessible(page, "the void's confirm step")
+    for button in ("#void-btn", "#void-yes", "#resume-btn"):  # a hovered button keeps its contrast
+        detail.locator(button).hover()
+        accessible(page, f"the void's confirm step, {button} under the pointer")
     shot(page, "void-confirm-1280x800")
     detail.get_by_role("button", name="Yes, void and refund").click()
 
