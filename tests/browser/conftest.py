@@ -10,6 +10,7 @@ Fixtures (mark your tests `@pytest.mark.browser`):
 - `page`: a new page per test, 1280x800, in a context the package's tests share one after the other
   (`desktop_context`): after each test its cookies, storage, permissions and offline switch are
   cleared, so a test starts signed out with nothing stored, as in a new context, at half the cost.
+  Its pages ask for reduced motion (`_shared_context` says why).
 - `phone_page`: the same at a phone's size (390x844, touch, mobile user agent; `phone_context`).
 - `login`: the function `login(page, server_url, username)`: signs the page's browser context in
   as that user, with a session made in the test process (Django's test client's `force_login`) on
@@ -150,12 +151,18 @@ def _plain_static_names(settings):
 
 def _shared_context(browser, live_server, **context_args):
     """A context that the package's tests open their pages in, one after the other: a test's page is
-    new, and the context keeps nothing of the test before it (`_close`) but its HTTP cache. A page
+    new, and the context keeps nothing of the test before it (`_close`) but its HTTP cache. Its pages
+    ask for reduced motion, which every page honours (base.css and each page's own rules): the tests
+    check what a page says and does, not how it moves, and the motion cost Chromium about a
+    fourteenth of its CPU over the browser tests; a test of a motion turns it on for its page
+    (`page.emulate_media(reduced_motion="no-preference")`), and the screenshots are taken with
+    animations stopped either way. A page
     of its own, open on the test servers' host (127.0.0.1, whichever port) while the tests run,
     keeps that host's renderer process alive, and every test's page joins it (`--process-per-site`)
-    with the scripts it has compiled: opening and loading a page costs half the CPU it costs in a new
-    context (scripts/bench_browser_pages.py), and the browser tests open some seventy."""
-    context = browser.new_context(**context_args)
+    with the scripts it has compiled: opening and loading a page costs about 0.6 s of the machine's
+    CPU against 1.15 s in a new context (eight player pages each way, on the 2-core test machine),
+    and the browser tests open some seventy."""
+    context = browser.new_context(reduced_motion="reduce", **context_args)
     context.set_default_timeout(TIMEOUT_MS)
     keeper = context.new_page()
     keeper.goto(live_server.url + "/static/css/base.css")  # a file: no view, no database

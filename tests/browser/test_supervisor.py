@@ -115,7 +115,11 @@ def test_supervisor_pauses_and_voids_a_round_and_sees_the_refunds(page, live_ser
     expect(tile).to_have_attribute("data-status", "paused")
     expect(tile.locator(".pill")).to_have_text("paused")
     expect(tile).to_have_attribute("data-incident", "open")
-    assert tile.evaluate("el => getComputedStyle(el, '::after').animationName") == "alarm"  # the tile pulses red
+    glow = "el => getComputedStyle(el, '::after').animationName"
+    assert tile.evaluate(glow) == "none"  # the tests' pages ask for reduced motion: a steady red
+    page.emulate_media(reduced_motion="no-preference")
+    assert tile.evaluate(glow) == "alarm"  # otherwise the tile pulses red
+    page.emulate_media(reduced_motion="reduce")
     expect(tile.locator(".tile-inc")).to_be_visible()
     assert round_of(dealer_http, rid)["status"] == "paused"
     accessible(page, "an incident raised from its tile")
