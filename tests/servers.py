@@ -111,8 +111,9 @@ def studio_server(*, log_dir: Path, name: str, **env_extra: str):
         try:
             deadline = time.monotonic() + 30
             while True:
-                try:
-                    if localhttp.get(url + "/healthz", timeout=1).status_code == 200:
+                try:  # the socket listens already: one request waits for the server (a client that
+                    # gave up after a second would leave its request queued, answered later unasked)
+                    if localhttp.get(url + "/healthz", timeout=max(deadline - time.monotonic(), 0.1)).status_code == 200:
                         break
                 except httpx.HTTPError:
                     pass
