@@ -6,7 +6,7 @@ subprocess, which can see it) with a table, an open round, a finished round with
 a match in its lobby, and schemathesis's command line fuzzes every operation of /api/schema/ as
 each role would: anonymous, a player, a dealer and a supervisor (tokens from POST
 /api/auth/token/), seeded, at most 20 examples per operation and role (its fuzzing phase, valid
-and invalid data both; 8 under CI, every operation all the same), the four roles side by side. Each run's output is kept in
+and invalid data both; 6 under CI, every operation all the same), the four roles side by side. Each run's output is kept in
 test-artifacts/api-fuzz/. On SQLite (whose test database lives in this process) the same schema is
 fuzzed the same way in-process, through Django's WSGI handler (schemathesis's Python API).
 """
@@ -37,8 +37,8 @@ from tests.servers import studio_server
 
 SEED = 20261201
 # Examples per operation and role, against the live server and in-process on real objects (one
-# process: half as many). CI runs every operation with fewer examples: the same seeds, a third of the time.
-MAX_EXAMPLES = 8 if IN_CI else 20
+# process: half as many). CI runs every operation with fewer examples: the same seeds, under a third of the time.
+MAX_EXAMPLES = 6 if IN_CI else 20
 IN_PROCESS_EXAMPLES = 4 if IN_CI else 10
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
 # Logging out revokes the very token the run fuzzes with (tests/accounts cover it).
