@@ -57,20 +57,20 @@ demo: migrate
 run: demo
 	@$(PY) scripts/serve.py --host $(HOST) --port $(PORT)
 
-# The browser's packages install (`make browser`, output in $(BROWSER_LOG)) while the first tests
-# run: the tests marked `long`, handed out first, need no browser. The installer holds a lock on
-# $(BROWSER_LOCK) from before the tests start until it ends, the browser tests wait for it
-# (tests/browser/conftest.py), and `make test` ends when both have. Meanwhile the layers (pyproject.toml, [tool.importlinter]): a broken
-# contract fails in seconds. The pages' shared modules under Node's own test runner, then the whole
-# suite in PYTEST_WORKERS pytest-xdist workers, a test file each at a time (its module-scoped
-# servers stay in one worker; tests/workers.py gives each worker its own database, Redis database
-# and ports).
+# The browser's packages install (`make browser`, output in $(BROWSER_LOG)) while the environment
+# is made and the first tests run: the tests marked `long`, handed out first, need no browser. The
+# installer holds a lock on $(BROWSER_LOCK) from before the tests start until it ends, the browser
+# tests wait for it (tests/browser/conftest.py), and `make test` ends when both have. Meanwhile the
+# layers (pyproject.toml, [tool.importlinter]): a broken contract fails in seconds. The pages'
+# shared modules under Node's own test runner, then the whole suite in PYTEST_WORKERS pytest-xdist
+# workers, a test file each at a time (its module-scoped servers stay in one worker;
+# tests/workers.py gives each worker its own database, Redis database and ports).
 PYTEST_WORKERS ?= 2
 BROWSER_LOCK := $(VENV)/browser-install.lock
 BROWSER_LOG := $(VENV)/browser-install.log
-test: install
-	exec 9>$(BROWSER_LOCK); flock 9; $(MAKE) --no-print-directory browser >$(BROWSER_LOG) 2>&1 & exec 9>&-; \
-	$(VENV)/bin/lint-imports --no-cache && node --test tests/js/ && \
+test:
+	mkdir -p $(VENV); exec 9>$(BROWSER_LOCK); flock 9; $(MAKE) --no-print-directory browser >$(BROWSER_LOG) 2>&1 & exec 9>&-; \
+	$(MAKE) --no-print-directory install && $(VENV)/bin/lint-imports --no-cache && node --test tests/js/ && \
 	BROWSER_LOCK=$(BROWSER_LOCK) BROWSER_LOG=$(BROWSER_LOG) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS); \
 	status=$$?; wait; exit $$status
 
