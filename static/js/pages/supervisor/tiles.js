@@ -36,7 +36,7 @@ function tileFor(table) {
       <p class="tile-shift" data-f="shift"></p>
       <p class="tile-flag" data-f="state" hidden></p>
       <p class="tile-flag" data-f="rotation" hidden></p>
-      <p class="tile-flag" data-f="stalled" role="status" hidden></p>
+      <p class="tile-flag" data-f="stalled" role="status" hidden><span class="stopwatch" aria-hidden="true"></span><span data-f="stalled-text"></span></p>
       <button type="button" class="tile-inc" data-f="inc" hidden></button>
       <div class="tile-foot"><button type="button" class="secondary raise-btn">${gettext("Raise incident")}</button></div>`);
     el.querySelector(".raise-btn").addEventListener("click", () => openRaise(Number(el.dataset.table)));
@@ -131,9 +131,10 @@ function tick() {
     const flag = el.querySelector("[data-f=stalled]");
     flag.hidden = !stalled;
     if (stalled) {
-      const msg = "⏱ " + format(gettext("No card for %(silence)s (expected within %(expected)s)"),
+      const msg = format(gettext("No card for %(silence)s (expected within %(expected)s)"),
         { silence: clock(silentMs), expected: clock(r.expected_seconds * 1000) });
-      if (flag.textContent !== msg) flag.textContent = msg;
+      const said = flag.querySelector("[data-f=stalled-text]");
+      if (said.textContent !== msg) said.textContent = msg;
     }
   }
 }
