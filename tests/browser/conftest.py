@@ -128,8 +128,8 @@ def _wait_for_the_browser_install() -> None:
 
 
 def _install_log() -> str:
-    log = Path(os.environ.get("BROWSER_LOG", "")) if os.environ.get("BROWSER_LOG") else None
-    text = log.read_text(errors="replace").strip() if log and log.is_file() else ""
+    log = os.environ.get("BROWSER_LOG")
+    text = Path(log).read_text(errors="replace").strip() if log and os.path.isfile(log) else ""
     return f" (make browser said: {text[-500:]})" if text else ""
 
 
@@ -156,12 +156,11 @@ def _shared_context(browser, live_server, **context_args):
     check what a page says and does, not how it moves, and the motion cost Chromium about a
     fourteenth of its CPU over the browser tests; a test of a motion turns it on for its page
     (`page.emulate_media(reduced_motion="no-preference")`), and the screenshots are taken with
-    animations stopped either way. A page
-    of its own, open on the test servers' host (127.0.0.1, whichever port) while the tests run,
-    keeps that host's renderer process alive, and every test's page joins it (`--process-per-site`)
-    with the scripts it has compiled: opening and loading a page costs about 0.6 s of the machine's
-    CPU against 1.15 s in a new context (eight player pages each way, on the 2-core test machine),
-    and the browser tests open some seventy."""
+    animations stopped either way. A page of its own, open on the test servers' host (127.0.0.1,
+    whichever port) while the tests run, keeps that host's renderer process alive, and every test's
+    page joins it (`--process-per-site`) with the scripts it has compiled: opening and loading a page
+    costs about 0.6 s of the machine's CPU against 1.15 s in a new context (eight player pages each
+    way, on the 2-core test machine), and the browser tests open some seventy."""
     context = browser.new_context(reduced_motion="reduce", **context_args)
     context.set_default_timeout(TIMEOUT_MS)
     keeper = context.new_page()
@@ -284,9 +283,11 @@ SERIOUS = {"serious", "critical"}
 # axe-core is put into a document once (half a megabyte of script to compile): a later check of the
 # same document runs the copy already there.
 AXE = Axe()
-SETTLED = """Promise.allSettled(document.getAnimations()
-    .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity).map(a => a.finished))"""
 AXE_THERE = Axe(axe_script="undefined")
+# Once the page's transitions and finite animations have ended: is axe-core in the document already?
+SETTLED_AXE_THERE = """Promise.allSettled(document.getAnimations()
+    .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity).map(a => a.finished))
+    .then(() => typeof axe !== "undefined")"""
 
 
 def wait_until(page, predicate, what: str, timeout: float = 30.0) -> None:
@@ -304,8 +305,7 @@ def accessible(page, what: str = "page") -> None:
     button whose colour is still fading in has, for that moment, the contrast of neither colour): no
     serious or critical violation (WCAG 2.x A and AA rules and axe's best practices), each listed
     with its nodes when there is one."""
-    page.evaluate(SETTLED)
-    axe = AXE_THERE if page.evaluate("typeof axe !== 'undefined'") else AXE
+    axe = AXE_THERE if page.evaluate(SETTLED_AXE_THERE) else AXE
     results = axe.run(page).response
     bad = [v for v in results["violations"] if v.get("impact") in SERIOUS]
     assert not bad, f"axe on {what}:\n" + "\n".join(
