@@ -43,23 +43,24 @@ def round_current(*, table: Table | int) -> Round | None:
     return Round.objects.filter(table_id=table_id, status__in=Round.OPEN_STATUSES).first()
 
 
-# What the virtual dealer reads of its table on every step: whether it is still virtual, its state and its pace.
+# What the virtual dealer reads on every step, in one statement: whether its table is still virtual,
+# the table's state and pace, and the table's last round (through the round's (table, id) index).
 PACE_FIELDS = ["id", "state", "betting_seconds", "deal_interval_ms", "round_gap_ms"]
-_PACE = f"SELECT {sql.columns(Table, PACE_FIELDS)} FROM {Table._meta.db_table} WHERE id = %s AND virtual_dealer"
+_PACED = (f"SELECT {sql.columns(Table, PACE_FIELDS, 't')}, {sql.columns(Round, ROUND_FIELDS, 'r')} "
+          f"FROM {Table._meta.db_table} t LEFT JOIN {Round._meta.db_table} r "
+          f"ON r.id = (SELECT MAX(id) FROM {Round._meta.db_table} WHERE table_id = t.id) "
+          f"WHERE t.id = %s AND t.virtual_dealer")
 
 
-def table_paced(*, table_id: int) -> Table | None:
-    """A virtual table with its state and pace loaded (written SQL, by its key), or None when the table
-    is not (or no longer) run by the virtual dealer."""
-    row = sql.fetch_one(_PACE, [table_id])
-    return None if row is None else sql.instance(Table, PACE_FIELDS, row)
-
-
-def round_latest(*, table: Table | int) -> Round | None:
-    """The table's last round (written SQL, through its index: the virtual dealer asks on every step)."""
-    table_id = table.pk if isinstance(table, Table) else table
-    row = sql.fetch_one(f"{ROUND_SELECT} WHERE table_id = %s ORDER BY id DESC LIMIT 1", [table_id])
-    return None if row is None else sql.instance(Round, ROUND_FIELDS, row)
+def table_paced(*, table_id: int) -> tuple[Table, Round | None] | None:
+    """A virtual table with its state and pace loaded, and its last round (None before its first),
+    or None when the table is not (or no longer) run by the virtual dealer (written SQL, by its key)."""
+    row = sql.fetch_one(_PACED, [table_id])
+    if row is None:
+        return None
+    table, last = row[:len(PACE_FIELDS)], row[len(PACE_FIELDS):]
+    rnd = None if last[0] is None else sql.instance(Round, ROUND_FIELDS, last)
+    return sql.instance(Table, PACE_FIELDS, table), rnd
 
 
 def round_spots(rnd: Round) -> list[dict]:

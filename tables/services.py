@@ -134,13 +134,16 @@ def _close(rnd: Round, *, actor, reason: str, strict: bool) -> bool:
 REFUSED_SCANS = ("invalid_card", "duplicate_card")  # what the integrity monitor counts (tables.hooks.card_refused)
 
 
-# Every card reads its round under the lock and writes its card: written SQL, as the ORM spends more
+# Every card reads its round under the lock, then its cards (a second statement: one that waited for
+# the lock would see the cards as they were when it started), and writes its card and the round's
+# count in one (two on SQLite, which has no INSERT in a WITH): written SQL, as the ORM spends more
 # CPU building these statements than the database spends running them (studio.sql).
 _ROUND_BY_ID = f"{ROUND_SELECT} WHERE id = %s"
 _CARD_FIELDS = ["id", "round_id", "position", "side", "card", "dealt_at"]
 _CARD_INSERT = (f"INSERT INTO {DealtCard._meta.db_table} ({sql.columns(DealtCard, _CARD_FIELDS[1:])}) "
                 f"VALUES (%s, %s, %s, %s, %s) RETURNING {sql.columns(DealtCard, _CARD_FIELDS)}")
 _CARDS_DEALT = f"UPDATE {Round._meta.db_table} SET cards_dealt = %s WHERE id = %s"
+_CARD_INSERT_COUNTED = f"WITH counted AS ({_CARDS_DEALT}) {_CARD_INSERT}"
 
 
 def round_locked(*, round_id: int, user=None) -> Round:
@@ -154,6 +157,18 @@ def round_locked(*, round_id: int, user=None) -> Round:
     if user is not None:
         require_round_visible(rnd=rnd, user=user)
     return rnd
+
+
+def _card_insert(*, rnd: Round, position: int, side: str, card: str) -> DealtCard:
+    """Write the card and the round's count of cards (the match's count too: round_finish writes it again)."""
+    params = [rnd.pk, position, side, card, connection.ops.adapt_datetimefield_value(timezone.now())]
+    if connection.vendor == "postgresql":
+        row = sql.fetch_one(_CARD_INSERT_COUNTED, [position, rnd.pk, *params])
+    else:
+        sql.execute(_CARDS_DEALT, [position, rnd.pk])
+        row = sql.fetch_one(_CARD_INSERT, params)
+    rnd.cards_dealt = position
+    return sql.instance(DealtCard, _CARD_FIELDS, row)
 
 
 def card_deal(*, round_id: int, card: str, actor, by: str = PERSON) -> tuple[DealtCard, bool]:
@@ -195,8 +210,7 @@ def _card_deal(*, round_id: int, card: str, actor, by: str) -> tuple[DealtCard, 
         except DealFinished as exc:
             raise WrongMoment(str(exc), code="deal_finished", extra={"card": card}) from None
         position = len(deal.cards)
-        row = sql.fetch_one(_CARD_INSERT, [rnd.pk, position, side.value, card, connection.ops.adapt_datetimefield_value(timezone.now())])
-        dealt = sql.instance(DealtCard, _CARD_FIELDS, row)
+        dealt = _card_insert(rnd=rnd, position=position, side=side.value, card=card)
         # Numbering the stream event locks the table's row, which the audit record needs before the
         # chain's head (tables.transitions.audit): one statement does both.
         stream.table_event(rnd.table_id, rnd.pk, events.CardDealt(
@@ -209,7 +223,6 @@ def _card_deal(*, round_id: int, card: str, actor, by: str) -> tuple[DealtCard, 
               table_locked=True)
         outcome = deal.outcome
         if outcome is None:
-            sql.execute(_CARDS_DEALT, [position, rnd.pk])
             return dealt, False
         round_finish(rnd=rnd, outcome=outcome, actor=actor)
         return dealt, True

@@ -30,7 +30,7 @@ from studio.roles import DEALER
 
 from engine import FULL_PACK
 from tables.models import Round, Table
-from tables.selectors import round_latest, table_paced
+from tables.selectors import table_paced
 from tables.access import VIRTUAL
 from tables.services import card_deal, round_close_betting, round_open
 
@@ -72,13 +72,13 @@ def tick(*, table_id: int, rng: random.Random | None = None, dealer=None) -> tup
     The table sets the pace of a deal and the gap between rounds; VIRTUAL_DEALER_SETTLE_POLL is how
     soon it looks again at a finished round for its settlement (a Celery task). `dealer`: the
     virtual dealer's user, if the caller has it (`run` reads it with the tables, not once a card)."""
-    table = table_paced(table_id=table_id)
-    if table is None:
+    paced = table_paced(table_id=table_id)
+    if paced is None:
         return "off", 5.0
+    table, rnd = paced
     dealer = dealer or dealer_user()
     pace, gap = table.deal_interval_ms / 1000, table.round_gap_ms / 1000
     settle_poll = settings.VIRTUAL_DEALER_SETTLE_POLL
-    rnd = round_latest(table=table)
     now = timezone.now()
     try:
         if rnd is None or rnd.status in (S.SETTLED, S.VOIDED):
