@@ -234,12 +234,14 @@ def round_finish(*, rnd: Round, outcome: Outcome, actor) -> None:
     holds the round's lock and has just read it dealing."""
     winner, cards_dealt, match = outcome.winner.value, outcome.cards_dealt, str(outcome.match_card)
     now = timezone.now()
-    transition_or_refuse(round_id=rnd.pk, frm=S.DEALING, to=S.FINISHED, actor=actor, action="finished",
-                         data={"winner": winner, "cards_dealt": cards_dealt, "match": match}, table_id=rnd.table_id,
-                         winner=winner, cards_dealt=cards_dealt, finished_at=now)
-    rnd.status, rnd.winner, rnd.cards_dealt, rnd.finished_at = S.FINISHED, winner, cards_dealt, now
+    # The event first: numbering it locks the table's row, which the audit record needs before the
+    # chain's head (as for a card); a refused transition rolls the number back with the rest.
     stream.table_event(rnd.table_id, rnd.pk, events.RoundFinished(winner=winner, cards_dealt=cards_dealt, match=match,
                                                                    winning_spots=winning_spots(round_config(rnd), outcome)))
+    transition_or_refuse(round_id=rnd.pk, frm=S.DEALING, to=S.FINISHED, actor=actor, action="finished",
+                         data={"winner": winner, "cards_dealt": cards_dealt, "match": match}, table_id=rnd.table_id,
+                         table_locked=True, winner=winner, cards_dealt=cards_dealt, finished_at=now)
+    rnd.status, rnd.winner, rnd.cards_dealt, rnd.finished_at = S.FINISHED, winner, cards_dealt, now
     hooks.round_finished.send(sender=Round, rnd=rnd)
 
 

@@ -31,16 +31,17 @@ def check_transition(frm: str, to: str) -> None:
 
 
 def transition(*, round_id: int, frm: str, to: str, actor=None, action: str, data: dict | None = None,
-               table_id: int | None = None, **fields) -> bool:
+               table_id: int | None = None, table_locked: bool = False, **fields) -> bool:
     """Move the round from `frm` to `to` if it is still in `frm`. Returns False (and changes nothing)
     when another process got there first; raises ApplicationError for a transition the rules forbid.
-    `table_id`: the round's table, when the caller has it (else it is read for the audit record)."""
+    `table_id`: the round's table, when the caller has it (else it is read for the audit record);
+    `table_locked`: the caller holds the table's row already (see `audit`)."""
     check_transition(frm, to)
     assert transaction.get_connection().in_atomic_block, "transitions run inside the caller's transaction"
     changed = Round.objects.filter(pk=round_id, status=frm).update(status=to, **fields)
     if changed != 1:
         return False
-    audit(round_id=round_id, actor=actor, action=action, frm=frm, to=to, data=data, table_id=table_id)
+    audit(round_id=round_id, actor=actor, action=action, frm=frm, to=to, data=data, table_id=table_id, table_locked=table_locked)
     return True
 
 
