@@ -178,7 +178,7 @@ def main() -> int:
     ]
     print_table(LATENCY_HEADERS, rows, title="Card POST -> response (PostgreSQL, Redis broadcasts)")
     print("In-process runs the service in a worker thread under an event loop, its broadcast sent on that loop before it returns\n"
-          "(the server sends it after the response instead); from a plain thread (a Celery task, the virtual dealer, manage.py)\n"
+          "(the server hands it to its own loop at commit instead); from a plain thread (a Celery task, the virtual dealer, manage.py)\n"
           "each broadcast goes through the process's one publishing loop and its Redis connection (tables.stream.publish).")
     print(f"HTTP: {len(http['card'])} cards in {http_rounds} rounds, {http_wall:.1f} s wall (incl. opens/closes). "
           f"In-process: {len(local)} cards in {local_rounds} rounds, {local_wall:.1f} s wall.")

@@ -25,10 +25,12 @@ What this module adds:
 - **A streamed response's client that stops reading** (the CSV export) is given `HTTP_SEND_TIMEOUT`
   seconds per chunk; then the response ends, the thread stops producing chunks and is free again.
   a2wsgi's own sender would wait for such a client for ever, and its thread with it.
-- **A request's broadcasts leave right after its response**, from the event loop, with no thread
-  hop: `after_response(callback, *args)` called in the request's thread queues the call, and it
-  runs on the loop once the response is sent (see tables/stream.py). This relies on a2wsgi running
-  the WSGI application in a copy of the request task's context (`contextvars.copy_context()`).
+- **A request's broadcasts leave as soon as its transaction commits**, from the event loop:
+  `on_loop(callback, *args)` called in the request's thread hands the call to the loop
+  (`call_soon_threadsafe`) and the thread goes on at once, never waiting for the loop; what the
+  request does after its commit (a task sent to the broker, the response rendered) is not in the
+  watchers' way (see tables/stream.py). This relies on a2wsgi running the WSGI application in a
+  copy of the request task's context (`contextvars.copy_context()`).
 """
 from __future__ import annotations
 
@@ -52,11 +54,10 @@ class ClientTooSlow(Exception):
 class _Exchange:
     """One request's state, shared by the loop's side and the request thread (through a contextvar)."""
 
-    __slots__ = ("after", "body", "gone", "streaming")
+    __slots__ = ("body", "gone", "loop", "streaming")
 
-    def __init__(self, body: bytes):
-        self.after: list = []
-        self.body = body
+    def __init__(self, body: bytes, loop: asyncio.AbstractEventLoop):
+        self.body, self.loop = body, loop
         self.gone = False
         self.streaming = False  # known once the application has returned its response
 
@@ -64,13 +65,14 @@ class _Exchange:
 _exchange: contextvars.ContextVar[_Exchange | None] = contextvars.ContextVar("studio.http.exchange", default=None)
 
 
-def after_response(callback, *args) -> bool:
-    """In a request thread of the server: have callback(*args) run on the server's event loop once
-    this request's response is sent, and return True. Anywhere else: return False and do nothing."""
+def on_loop(callback, *args) -> bool:
+    """In a request thread of the server: hand callback(*args) to the server's event loop, to run
+    there soon (calls handed over run in order), and return True. Anywhere else: return False and
+    do nothing."""
     exchange = _exchange.get()
     if exchange is None:
         return False
-    exchange.after.append((callback, args))
+    exchange.loop.call_soon_threadsafe(callback, *args)
     return True
 
 
@@ -165,7 +167,7 @@ class WsgiHttp:
             chunks.append(chunk)
             if not message.get("more_body"):
                 break
-        exchange = _Exchange(b"".join(chunks))
+        exchange = _Exchange(b"".join(chunks), asyncio.get_running_loop())
 
         async def replay():
             return {"type": "http.request", "body": exchange.body, "more_body": False}
@@ -188,5 +190,3 @@ class WsgiHttp:
             pass  # the response is incomplete: the server closes the connection
         finally:
             _exchange.reset(token)
-            for callback, args in exchange.after:
-                callback(*args)

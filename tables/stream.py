@@ -21,8 +21,10 @@ so that each watcher is written both before the next watcher is written either: 
 waits for one watcher's frame, not for the whole audience's. `parts(message)` reads either form.
 
 Where it is sent from: in a request thread of the server (studio/http.py) the messages are handed
-to the server's event loop and leave right after the response, the thread going on at once; one
-task per loop sends what was handed to it, in order, one `group_send` after another. Anywhere
+to the server's event loop as they are published, at commit, the thread going on at once: what the
+request does after its commit (the settlement's task sent to the broker, the response rendered and
+written) is not in the watchers' way. One task per loop sends what was handed to it, in order, one
+`group_send` after another, and a transaction's events, handed over together, go together. Anywhere
 else (a Celery task, the virtual dealer, a command) they are sent before `publish` returns, on the
 process's one publishing loop (a daemon thread started on first use): its channel layer keeps one
 Redis connection, where a new event loop per call (`async_to_sync` from a plain thread) opened and
@@ -46,7 +48,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from studio import metrics
-from studio.http import after_response
+from studio.http import on_loop
 
 from .events import TABLE_EVENTS, USER_EVENTS, TableEvent, UserEvent
 
@@ -82,7 +84,7 @@ def publish(messages: list[dict[str, Any]]) -> None:
         return
     for message in messages:
         metrics.STREAM_MESSAGES.labels(kind="table" if message["seq"] is not None else "user").inc()
-    if after_response(_enqueue, messages):
+    if on_loop(_enqueue, messages):
         return
     try:
         asyncio.run_coroutine_threadsafe(_send_all(layer, messages), _publishing_loop()).result()

@@ -1,7 +1,8 @@
 """How tables.stream hands its messages out: from a request thread of the server, to the server's
-event loop once the response is sent, in order; through Redis, in order."""
+event loop as soon as they are published, in order; through Redis, in order."""
 import asyncio
 import json
+import threading
 
 import pytest
 from channels.layers import get_channel_layer
@@ -52,43 +53,51 @@ async def test_a_burst_goes_to_redis_in_order():
     assert [m["group"] for m in got[:4]] == [groups[0], groups[1], groups[0], groups[1]]
 
 
-async def test_a_request_threads_messages_leave_after_its_response_in_order():
-    """publish() in a request thread of studio.http sends nothing itself: once the response is
-    sent, the loop sends the messages, in order."""
+async def test_a_request_threads_messages_leave_at_once_in_order_before_its_response():
+    """publish() in a request thread of studio.http hands the messages to the loop and goes on: the
+    loop sends them, in order and one group's as one message, while the request is still running
+    (here it waits for them before it answers); nothing waits for the response."""
     groups = ["user.test-handoff"]
     layer, channel = await _listen(groups)
-    sent_before_response = []
+    arrived = threading.Event()
+    waited = []
 
     def app(environ, start_response):
         stream.publish(_messages(3, groups))
+        waited.append(arrived.wait(TIMEOUT))  # the request goes on only once the watchers have them
         start_response("200 OK", [("Content-Type", "text/plain")])
         return [b"ok"]
 
     async def receive():
         return {"type": "http.request", "body": b"", "more_body": False}
 
-    async def send(message):
-        if message["type"] == "http.response.body" and not message.get("more_body"):
-            try:  # sent from the thread, they would be on the channel by now
-                sent_before_response.append(await asyncio.wait_for(layer.receive(channel), 0.05))
-            except TimeoutError:
-                pass
+    responses = []
 
+    async def send(message):
+        responses.append(message["type"])
+
+    async def listen():
+        got = await _receive(layer, channel, 3, received)
+        arrived.set()
+        return got
+
+    received = []
     bridge = http.WsgiHttp(app, threads=1)
     scope = {"type": "http", "method": "GET", "path": "/", "query_string": b"", "headers": [], "http_version": "1.1"}
+    listening = asyncio.create_task(listen())
     try:
         await bridge(scope, receive, send)
-        received = []
-        got = await _receive(layer, channel, 3, received)
+        got = await listening
     finally:
         await layer.group_discard(groups[0], channel)
+    assert waited == [True]
+    assert responses == ["http.response.start", "http.response.body"]
     assert [json.loads(m["text"])["n"] for m in got] == [0, 1, 2]
-    assert sent_before_response == []
-    assert [m["type"] for m in received] == ["stream.events"]  # one group's events of one response: one message
+    assert [m["type"] for m in received] == ["stream.events"]  # one group's events handed over together: one message
 
 
-def test_outside_a_request_thread_nothing_is_deferred():
-    assert http.after_response(print, "never") is False
+def test_outside_a_request_thread_nothing_is_handed_over():
+    assert http.on_loop(print, "never") is False
 
 
 @pytest.mark.redis
