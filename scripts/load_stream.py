@@ -1,5 +1,5 @@
 """Load test of the live stream (not a timed test): N watchers on one table of the production setup,
-one round dealt through the API, and the floor: a bare `websockets` server broadcasting the same
+three rounds dealt through the API, and the floor: a bare `websockets` server broadcasting the same
 messages to the same number of clients. See docs/STREAM.md for the figures and how to read them.
 
     DATABASE_URL=postgres://... REDIS_URL=redis://... python scripts/load_stream.py [--watchers 1000]
@@ -56,8 +56,9 @@ LAST_EVENT = b'"round.settled"'  # the last event of a round, in the first bytes
 class Watcher(asyncio.Protocol):
     """One WebSocket watcher: records (arrival time, text) of every frame, nothing else."""
 
-    finished: set = set()  # the watchers (of this process) that got the round's last event
+    finished: set = set()  # the watchers (of this process) that got the last round's last event
     all_finished: asyncio.Event | None = None
+    rounds = 1  # the rounds dealt: a watcher is finished at its round.settled of the last one
 
     def __init__(self, uri: str, origin: str, need_first_frame: bool):
         from websockets.client import ClientProtocol
@@ -67,6 +68,7 @@ class Watcher(asyncio.Protocol):
         self.need_first_frame = need_first_frame
         self.ready = asyncio.get_running_loop().create_future()
         self.frames: list[tuple[float, bytes]] = []
+        self.settled = 0
         self.transport = None
 
     def connection_made(self, transport):
@@ -87,7 +89,9 @@ class Watcher(asyncio.Protocol):
                     if not self.ready.done():
                         self.ready.set_result(True)
                     elif LAST_EVENT in event.data[:40]:
-                        self._finish()
+                        self.settled += 1
+                        if self.settled == Watcher.rounds:
+                            self._finish()
             elif isinstance(event, Response) and not self.ready.done():
                 if event.status_code != 101:
                     self.ready.set_exception(RuntimeError(f"handshake refused: {event.status_code}"))
@@ -115,6 +119,7 @@ async def client_main(args) -> None:
     urls = args.urls.split(",")
     sem = asyncio.Semaphore(args.parallel)
     watchers: list[Watcher] = []
+    Watcher.rounds = args.rounds
 
     async def open_one(i: int):
         url = urls[i % len(urls)]
@@ -139,7 +144,7 @@ async def client_main(args) -> None:
     stop = loop.run_in_executor(None, sys.stdin.readline)  # the driver says STOP
     finished = asyncio.ensure_future(Watcher.all_finished.wait())
     await asyncio.wait([stop, finished], return_when=asyncio.FIRST_COMPLETED)
-    if finished.done():  # every watcher got the round's last event
+    if finished.done():  # every watcher got the last round's last event
         print("FINISHED", flush=True)
     await stop
     usage1 = resource.getrusage(resource.RUSAGE_SELF)
@@ -152,7 +157,7 @@ async def client_main(args) -> None:
             if msg.get("type") == "snapshot":
                 snapshot_seq = msg["seq"]
             elif "seq" in msg:
-                events.append((msg["seq"], msg["type"], msg.get("position"), t, msg.get("at")))
+                events.append((msg["seq"], (msg.get("round"), msg["type"], msg.get("position")), t, msg.get("at")))
         results.append({"snapshot": snapshot_seq, "events": events})
     texts = [raw.decode() for _, raw in watchers[0].frames if b'"snapshot"' not in raw[:40]] if watchers else []
     with open(args.out, "wb") as fh:
@@ -253,7 +258,7 @@ def setup_table(env) -> tuple[int, str]:
     from tables.models import Table
 
     call_command("migrate", verbosity=0)
-    call_command("studio_user", "load-dealer", "--role", "dealer", "--password", secrets.token_urlsafe(16),
+    call_command("studio_user", "load-dealer", "--role", "dealer", f"--password={secrets.token_urlsafe(16)}",
                  stdout=open(os.devnull, "w"))
     dealer = get_user_model().objects.get(username="load-dealer")
     table = Table.objects.create(name=f"Load {time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}", betting_seconds=120)
@@ -298,7 +303,7 @@ def start_clients(procs: Procs, args, urls: list[str], mode: str, tmp: str):
         count = n // k + (1 if i < n % k else 0)
         out = os.path.join(tmp, f"{mode}-{i}.pickle")
         cmd = [PY, __file__, "--role", "client", "--mode", mode, "--urls", ",".join(urls), "--first", str(first),
-               "--count", str(count), "--out", out, "--parallel", str(args.parallel)]
+               "--count", str(count), "--out", out, "--parallel", str(args.parallel), "--rounds", str(args.rounds)]
         clients.append((procs.start(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True), out))
         first += count
     t0 = time.monotonic()
@@ -307,7 +312,7 @@ def start_clients(procs: Procs, args, urls: list[str], mode: str, tmp: str):
 
 
 def wait_finished(clients, timeout: float) -> None:
-    """Until every client says each of its watchers got the round's last event, or the timeout."""
+    """Until every client says each of its watchers got the last round's last event, or the timeout."""
     import selectors
 
     waiting, deadline = selectors.DefaultSelector(), time.monotonic() + timeout
@@ -338,35 +343,39 @@ def stop_clients(clients) -> dict:
     return merged
 
 
-def deal_round(args, base: str, token: str, table_id: int) -> tuple[dict, float]:
-    """Open, close and deal one round through the API; returns when each event's POST was sent,
+def deal_rounds(args, base: str, token: str, table_id: int) -> tuple[dict, float]:
+    """Open, close and deal --rounds rounds through the API, one after the other (the next opens once
+    the last is settled); returns when each event's POST was sent, keyed (round, event, position),
     and the median time the API took to answer a POST (ms)."""
     import httpx
 
     sent: dict[tuple, float] = {}
     took: list[float] = []
     with httpx.Client(base_url=base, headers={"Authorization": f"Token {token}"}, timeout=30) as http:
-        def post(key, url, body=None):
-            sent[key] = time.time()
+        def post(url, body=None):
+            t0 = time.time()
             r = http.post(url, json=body)
-            took.append((time.time() - sent[key]) * 1000)
+            took.append((time.time() - t0) * 1000)
             assert r.status_code in (200, 201), (url, r.status_code, r.text)
-            return r.json()
+            return t0, r.json()
 
-        rnd = post(("round.opened", None), f"/api/tables/{table_id}/rounds/", {"joker": "KS"})
-        time.sleep(args.gap)
-        post(("betting.closed", None), f"/api/rounds/{rnd['id']}/close-betting/")
-        cards = NON_KINGS[: args.cards - 1] + ["KH"]
-        for card in cards:
+        for _ in range(args.rounds):
+            t0, rnd = post(f"/api/tables/{table_id}/rounds/", {"joker": "KS"})
+            sent[(rnd["id"], "round.opened", None)] = t0
             time.sleep(args.gap)
-            dealt = post(("card.dealt", None), f"/api/rounds/{rnd['id']}/cards/", {"card": card})
-            sent[("card.dealt", dealt["position"])] = sent.pop(("card.dealt", None))
-        sent[("round.finished", None)] = sent[("round.settled", None)] = sent[("card.dealt", len(cards))]
-        t_end = time.monotonic()
-        while http.get(f"/api/rounds/{rnd['id']}/").json()["status"] != "settled":
-            if time.monotonic() - t_end > 30:
-                raise SystemExit("the round was not settled within 30 s: is the Celery worker running?")
-            time.sleep(0.05)
+            sent[(rnd["id"], "betting.closed", None)], _ = post(f"/api/rounds/{rnd['id']}/close-betting/")
+            cards = NON_KINGS[: args.cards - 1] + ["KH"]
+            for card in cards:
+                time.sleep(args.gap)
+                t0, dealt = post(f"/api/rounds/{rnd['id']}/cards/", {"card": card})
+                sent[(rnd["id"], "card.dealt", dealt["position"])] = t0
+            sent[(rnd["id"], "round.finished", None)] = sent[(rnd["id"], "round.settled", None)] = t0
+            t_end = time.monotonic()
+            while http.get(f"/api/rounds/{rnd['id']}/").json()["status"] != "settled":
+                if time.monotonic() - t_end > 30:
+                    raise SystemExit("the round was not settled within 30 s: is the Celery worker running?")
+                time.sleep(0.05)
+            time.sleep(args.gap)
     return sent, statistics.median(took)
 
 
@@ -379,6 +388,7 @@ def analyse(name: str, data: dict, sent: dict, seqs: list[int], watchers: int, w
     card_lat, fanout_lat, all_lat, settled_lat, lost, disorder, dup = [], [], [], [], 0, 0, 0
     api_lat = {}  # card event -> from its POST to its `at` (the API's part, before the stream)
     by_event: dict[tuple, list[float]] = {}  # card event -> its latencies, to name the slowest
+    by_round: dict[int, list[float]] = {}  # round -> its card events' latencies
     for w in data["watchers"]:
         got = [e[0] for e in w["events"]]
         start = w["snapshot"] if w["snapshot"] is not None else seqs[0] - 1
@@ -386,10 +396,11 @@ def analyse(name: str, data: dict, sent: dict, seqs: list[int], watchers: int, w
         lost += len(set(expected) - set(got))
         dup += len(got) - len(set(got))
         disorder += sum(1 for a, b in zip(got, got[1:]) if b < a)
-        for seq, typ, pos, t, at in w["events"]:
-            t0 = sent.get((typ, pos))
+        for seq, key, t, at in w["events"]:
+            t0 = sent.get(key)
             if t0 is None:
                 continue
+            typ = key[1]
             ms = (t - t0) * 1000
             if typ == "round.settled":  # from the last card's POST: the Celery worker settles
                 if name == "studio":
@@ -398,11 +409,12 @@ def analyse(name: str, data: dict, sent: dict, seqs: list[int], watchers: int, w
             all_lat.append(ms)
             if typ in ("card.dealt", "round.finished"):
                 card_lat.append(ms)
-                by_event.setdefault((typ, pos), []).append(ms)
+                by_event.setdefault(key, []).append(ms)
+                by_round.setdefault(key[0], []).append(ms)
                 if name == "studio" and at:
                     made = datetime.fromisoformat(at).timestamp()
                     fanout_lat.append((t - made) * 1000)
-                    api_lat[(typ, pos)] = (made - t0) * 1000
+                    api_lat[key] = (made - t0) * 1000
 
     def pct(values, p):
         return round(statistics.quantiles(values, n=100, method="inclusive")[p - 1], 1) if len(values) > 1 else None
@@ -414,7 +426,8 @@ def analyse(name: str, data: dict, sent: dict, seqs: list[int], watchers: int, w
         "from_at_p50_ms": pct(fanout_lat, 50), "from_at_p99_ms": pct(fanout_lat, 99),
         "post_to_at_p50_ms": pct(list(api_lat.values()), 50), "post_to_at_max_ms": round(max(api_lat.values()), 1) if api_lat else None,
         "all_p99_ms": pct(all_lat, 99), "settled_p50_ms": pct(settled_lat, 50),
-        "slowest_events": [f"{typ} {pos}: p50 {pct(v, 50)}, max {max(v):.1f}" for (typ, pos), v in
+        "card_p99_by_round": [pct(v, 99) for _, v in sorted(by_round.items())],
+        "slowest_events": [f"round {rnd} {typ} {pos}: p50 {pct(v, 50)}, max {max(v):.1f}" for (rnd, typ, pos), v in
                            sorted(by_event.items(), key=lambda kv: -statistics.median(kv[1]))[:3]],
         "client_cpu_pct": round(100 * data["cpu"] / wall, 1), "load_avg": round(os.getloadavg()[0], 1),
     }
@@ -429,12 +442,13 @@ def replay_floor(args, port: int, texts: list[str], gaps: list[float]) -> dict:
         for text, gap in zip(texts, gaps):
             time.sleep(gap)
             msg = json.loads(text)
-            key = (msg["type"], msg.get("position"))
+            rnd = msg["round"]
+            key = (rnd, msg["type"], msg.get("position"))
             sent[key] = time.time()
             if msg["type"] == "round.finished":
-                sent[key] = sent[("card.dealt", msg["cards_dealt"])]
+                sent[key] = sent[(rnd, "card.dealt", msg["cards_dealt"])]
             elif msg["type"] == "round.settled":
-                sent[key] = sent[("card.dealt", max(p for t, p in sent if t == "card.dealt"))]
+                sent[key] = sent[(rnd, "card.dealt", max(p for r, t, p in sent if r == rnd and t == "card.dealt"))]
             ws.send(text)
     return sent
 
@@ -460,7 +474,7 @@ def run_studio(args, tmp: str) -> tuple[dict, list[str], dict]:
         print(f"studio: {connected}/{args.watchers} watchers connected in {took:.1f} s", flush=True)
         before = [proc_status(s.pid) for s in servers]
         t_start = time.monotonic()
-        sent, api_ms = deal_round(args, f"http://127.0.0.1:{ports[0]}", token, table_id)
+        sent, api_ms = deal_rounds(args, f"http://127.0.0.1:{ports[0]}", token, table_id)
         wait_finished(clients, args.timeout)
         wall = time.monotonic() - t_start
         after = [proc_status(s.pid) for s in servers]
@@ -480,17 +494,22 @@ def run_studio(args, tmp: str) -> tuple[dict, list[str], dict]:
     return studio, texts, sent
 
 
-def synthetic_round(args) -> tuple[list[str], dict]:
-    """For --floor-only: messages shaped like a round's events, spaced like the dealer's calls."""
+def synthetic_rounds(args) -> tuple[list[str], dict]:
+    """For --floor-only: messages shaped like the rounds' events, spaced like the dealer's calls."""
     at, texts, sent, now = "2026-01-01T00:00:00+00:00", [], {}, time.time()
     spots = [{"spot": f"spot_{i}", "pays": "8:1"} for i in range(15)]
-    events = [("round.opened", None, {"joker": "KS", "spots": spots}), ("betting.closed", None, {"reason": "dealer"})]
-    events += [("card.dealt", i, {"side": "andar", "card": "2H"}) for i in range(1, args.cards + 1)]
-    events += [("round.finished", None, {"winner": "andar", "cards_dealt": args.cards}), ("round.settled", None, {"totals": {}})]
-    for seq, (typ, pos, data) in enumerate(events, 1):
+    events = []
+    for rnd in range(1, args.rounds + 1):
+        events += [(rnd, "round.opened", None, {"joker": "KS", "spots": spots}), (rnd, "betting.closed", None, {"reason": "dealer"})]
+        events += [(rnd, "card.dealt", i, {"side": "andar", "card": "2H"}) for i in range(1, args.cards + 1)]
+        events += [(rnd, "round.finished", None, {"winner": "andar", "cards_dealt": args.cards}),
+                   (rnd, "round.settled", None, {"totals": {}})]
+    for seq, (rnd, typ, pos, data) in enumerate(events, 1):
         extra = {"position": pos} if pos else {}
-        texts.append(json.dumps({"type": typ, "seq": seq, "table": 1, "round": 1, "at": at, **extra, **data}, separators=(",", ":")))
-        sent[(typ, pos)] = now + seq * args.gap
+        texts.append(json.dumps({"type": typ, "seq": seq, "table": 1, "round": rnd, "at": at, **extra, **data}, separators=(",", ":")))
+        sent[(rnd, typ, pos)] = now + seq * args.gap
+        if typ in ("round.finished", "round.settled"):  # made by the last card's call, as in the studio
+            sent[(rnd, typ, pos)] = sent[(rnd, "card.dealt", args.cards)]
     return texts, sent
 
 
@@ -502,7 +521,7 @@ def run_floor(args, tmp: str, texts: list[str], studio_sent: dict) -> dict:
         assert floor.stdout.readline().strip() == "LISTENING"
         clients, connected, took = start_clients(procs, args, [f"ws://127.0.0.1:{args.floor_port}/"], "floor", tmp)
         print(f"floor: {connected}/{args.watchers} clients connected in {took:.1f} s", flush=True)
-        times = [studio_sent[(json.loads(t)["type"], json.loads(t).get("position"))] for t in texts]
+        times = [studio_sent[(m["round"], m["type"], m.get("position"))] for m in map(json.loads, texts)]
         gaps = [0.0] + [max(0.0, b - a) for a, b in zip(times, times[1:])]
         before = proc_status(floor.pid)
         t_start = time.monotonic()
@@ -526,7 +545,7 @@ def driver(args) -> None:
     tmp = tempfile.mkdtemp(prefix="load_stream-")
     report = []
     if args.floor_only:
-        texts, sent = synthetic_round(args)
+        texts, sent = synthetic_rounds(args)
     else:
         studio, texts, sent = run_studio(args, tmp)
         report.append(studio)
@@ -539,7 +558,7 @@ def driver(args) -> None:
 
 def print_report(report: list[dict]) -> None:
     cols = ["phase", "watchers", "connected", "messages", "lost", "out_of_order", "duplicates", "card_p50_ms", "card_p99_ms",
-            "card_max_ms", "post_to_at_p50_ms", "post_to_at_max_ms", "from_at_p50_ms", "from_at_p99_ms", "settled_p50_ms", "api_post_p50_ms", "server_rss_mb", "server_peak_rss_mb", "server_cpu_s", "server_sys_s", "client_cpu_pct", "load_avg"]
+            "card_max_ms", "card_p99_by_round", "post_to_at_p50_ms", "post_to_at_max_ms", "from_at_p50_ms", "from_at_p99_ms", "settled_p50_ms", "api_post_p50_ms", "server_rss_mb", "server_peak_rss_mb", "server_cpu_s", "server_sys_s", "client_cpu_pct", "load_avg"]
     print("\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
     for row in report:
         print("| " + " | ".join(str(row.get(c, "")) for c in cols) + " |")
@@ -551,7 +570,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--watchers", type=int, default=1000)
     parser.add_argument("--client-procs", type=int, default=0, help="client processes (default: 2, and 1 more per 2,500 watchers)")
-    parser.add_argument("--cards", type=int, default=30, help="cards in the round (the last one matches), at most 49")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds dealt one after the other (the p99 pools their card events)")
+    parser.add_argument("--cards", type=int, default=30, help="cards in a round (the last one matches), at most 49")
     parser.add_argument("--gap", type=float, default=0.5, help="seconds between the dealer's API calls")
     parser.add_argument("--port", type=int, default=8141, help="first server port (the second is port+1)")
     parser.add_argument("--floor-port", type=int, default=8143)
