@@ -24,7 +24,8 @@ Where it is sent from: in a request thread of the server (studio/http.py) the me
 to the server's event loop as they are published, at commit, the thread going on at once: what the
 request does after its commit (the settlement's task sent to the broker, the response rendered and
 written) is not in the watchers' way. One task per loop sends what was handed to it, in order, one
-`group_send` after another, and a transaction's events, handed over together, go together. Anywhere
+`group_send` after another; a transaction's events are handed over one right after the other, and
+the task takes everything handed over by the time it runs as one batch. Anywhere
 else (a Celery task, the virtual dealer, a command) they are sent before `publish` returns, on the
 process's one publishing loop (a daemon thread started on first use): its channel layer keeps one
 Redis connection, where a new event loop per call (`async_to_sync` from a plain thread) opened and
@@ -84,11 +85,11 @@ def publish(messages: list[dict[str, Any]]) -> None:
         return
     for message in messages:
         metrics.STREAM_MESSAGES.labels(kind="table" if message["seq"] is not None else "user").inc()
-    if on_loop(_enqueue, messages):
-        return
     try:
+        if on_loop(_enqueue, messages):
+            return
         asyncio.run_coroutine_threadsafe(_send_all(layer, messages), _publishing_loop()).result()
-    except Exception:
+    except Exception:  # a server's loop closed under a last request, the publishing loop's Redis away
         log.exception("stream publish failed")
 
 
