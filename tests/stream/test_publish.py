@@ -71,7 +71,7 @@ async def test_a_request_threads_messages_leave_at_once_in_order_before_its_resp
     async def receive():
         return {"type": "http.request", "body": b"", "more_body": False}
 
-    responses = []
+    responses, received = [], []
 
     async def send(message):
         responses.append(message["type"])
@@ -81,7 +81,6 @@ async def test_a_request_threads_messages_leave_at_once_in_order_before_its_resp
         arrived.set()
         return got
 
-    received = []
     bridge = http.WsgiHttp(app, threads=1)
     scope = {"type": "http", "method": "GET", "path": "/", "query_string": b"", "headers": [], "http_version": "1.1"}
     listening = asyncio.create_task(listen())
