@@ -12,7 +12,7 @@ PORT ?= 8000
 # against 0.9 s with the bytecode kept, and the test suite starts about a hundred processes.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run test install lock browser migrate demo serve bench clean
+.PHONY: run test install lock browser migrate demo bench wipe clean
 
 # The environment is made without pip of its own (putting pip in it takes 4 s): the machine's pip
 # installs into it (pip's --python); on a machine without pip, pip is put into the environment.
@@ -54,8 +54,15 @@ migrate: install
 demo: migrate
 	$(PY) manage.py demo_setup
 
-run: demo
-	@$(PY) scripts/serve.py --host $(HOST) --port $(PORT)
+# The studio as production runs it (scripts/serve.py): PostgreSQL and Valkey (the studio's own, in
+# .studio/, unless DATABASE_URL / REDIS_URL name an operator's), migrated, the demo's data, web, the
+# virtual dealer, a Celery worker and beat. Ctrl-C stops all of it.
+run: install
+	@$(PY) scripts/serve.py --prepare --host $(HOST) --port $(PORT)
+
+# Deletes the studio's own PostgreSQL and Valkey, data and all (refused while they are in use).
+wipe: install
+	$(PY) -m embedded wipe
 
 # The browser's packages install (`make browser`, output in $(BROWSER_LOG)) while the environment
 # is made and the first tests run: the tests marked `long`, handed out first, need no browser. The
@@ -81,4 +88,4 @@ bench: install
 	$(PY) scripts/bench_bets_http.py
 
 clean:
-	rm -rf $(VENV) studio.sqlite3* test-artifacts
+	rm -rf $(VENV) test-artifacts

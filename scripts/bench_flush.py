@@ -1,5 +1,5 @@
 """Benchmark: emptying the studio's database, as the test suite does after each transactional test:
-the studio's backend (DELETE, studio/postgresql/base.py) against Django's PostgreSQL backend
+the test suite's backend (DELETE, tests/postgresql/base.py) against Django's PostgreSQL backend
 (TRUNCATE), alternated in one run.
 
     DATABASE_URL=postgres://... python scripts/bench_flush.py [--runs 10]
@@ -39,6 +39,8 @@ def main() -> int:
     from django.db import connection
     from django.db.backends.postgresql.operations import DatabaseOperations as DjangoOperations
 
+    from tests.postgresql.base import DatabaseOperations as TestOperations
+
     from engine import FULL_PACK
     from tables.models import Table
     from tables.services import card_deal, round_close_betting, round_open
@@ -62,7 +64,7 @@ def main() -> int:
     print(f"Machine: {machine()}, {pg_version()}; load average {os.getloadavg()[0]:.2f}; database bench_flush; "
           f"{args.runs} flushes each way", flush=True)
     tables = connection.introspection.django_table_names(only_existing=True, include_views=False)
-    ways = {"DELETE (the studio's backend)": connection.ops,
+    ways = {"DELETE (the test suite's backend)": TestOperations(connection),
             "TRUNCATE (Django's PostgreSQL backend)": DjangoOperations(connection)}
     sql_times: dict[str, list[float]] = {name: [] for name in ways}
     teardown_times: dict[str, list[float]] = {name: [] for name in ways}

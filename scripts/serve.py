@@ -1,22 +1,27 @@
-"""Serve the studio on one machine: N web processes (web/server.py: uvicorn, HTTP + WebSockets, all
-on the one port), and with REDIS_URL also the virtual dealer, a Celery worker and Celery beat, each a
-child process of this launcher.
+"""Serve the studio on one machine: its web processes (web/server.py: uvicorn, HTTP + WebSockets, all
+on the one port), the virtual dealer, a Celery worker and Celery beat, each a child process of this
+launcher; and, where DATABASE_URL or REDIS_URL is not set, the studio's own PostgreSQL and Valkey
+(embedded/), with their data in `.studio/`. `make run` is this launcher with `--prepare`.
 
-    python scripts/serve.py [--host 127.0.0.1] [--port 8000] [--workers N]
+    python scripts/serve.py [--host 127.0.0.1] [--port 8000] [--workers N] [--prepare]
 
-It first runs `manage.py collectstatic` (the files WhiteNoise serves under /static/), then starts the
-children. --no-collectstatic when they are collected already, and for every launcher but one that
-share a STATIC_ROOT: a collectstatic rewrites files that a starting server is reading.
-
-Without REDIS_URL the studio is one process (in-memory channel layer, in-process timer and virtual
-dealer), so --workers is forced to 1.
+First the servers (when they are the studio's own: started if not running, found if they are), then,
+with --prepare, `manage.py migrate` and `manage.py demo_setup` (the demo's users and tables where
+demo data is on), beside `manage.py collectstatic` (the files WhiteNoise serves under /static/), then
+the children. --no-collectstatic when they are collected already, and for every launcher but one
+that share a STATIC_ROOT: a collectstatic rewrites files that a starting server is reading. One
+launcher runs on the studio's own servers at a time (a second is refused: its port is the first's).
 
 A child that exits is started again, after 0.5 s, then twice as long after each quick exit (at most
 10 s; back to 0.5 s once it has run 30 s). A child that exits more than --restart-limit times within
---restart-window seconds cannot stay up: the launcher stops the studio and exits 1. SIGTERM or SIGINT
-(Ctrl-C) stops every child (SIGTERM to its process group, SIGKILL after 10 s) and exits 0. Each child
-gets SIGTERM from the kernel when the launcher dies, even by SIGKILL (Linux's parent-death signal), so
-no child outlives it. Production runs each process on its own (Procfile, deploy/systemd/) instead.
+--restart-window seconds cannot stay up: the launcher stops the studio and exits 1. The studio's own
+PostgreSQL and Valkey are watched the same way: their keeper exits when either dies, and they are
+started again. SIGTERM or SIGINT (Ctrl-C) stops every child (SIGTERM to its process group, SIGKILL
+after 10 s), then Valkey, then PostgreSQL (a clean shutdown) unless another process (a `manage.py
+shell`) still uses them, and exits 0. Each child gets SIGTERM from the kernel when the launcher dies,
+even by SIGKILL (Linux's parent-death signal), so no child outlives it; the servers' keeper stops
+them a few seconds after their last user is gone. Production runs each process on its own (Procfile,
+deploy/systemd/) instead.
 
 Process runners were weighed: honcho stops everything when one process exits and has no respawn;
 supervisord and circus restart, but neither exits non-zero when a program cannot stay up, nor takes
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import fcntl
 import os
 import shutil
 import signal
@@ -43,6 +49,9 @@ from pathlib import Path
 from prometheus_client import multiprocess
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # embedded, when run as `python scripts/serve.py`
+import embedded  # noqa: E402
+
 FIRST_DELAY, MAX_DELAY, STABLE_AFTER = 0.5, 10.0, 30.0  # seconds
 STOP_GRACE = 10.0  # seconds between SIGTERM and SIGKILL when stopping
 PR_SET_PDEATHSIG = 1
@@ -117,23 +126,84 @@ def forget_dead_processes(folder: str) -> None:
 
 
 def commands(args, env: dict[str, str], runtime: Path) -> list[Child]:
-    redis = bool(env.get("REDIS_URL"))
     py = sys.executable
     # --workers web processes, each on its own SO_REUSEPORT socket of the one port (web/server.py):
     # the kernel spreads the connections evenly, where uvicorn's --workers piles them on one process.
     web = [py, "-m", "web.server", "--host", args.host, "--port", str(args.port)]
-    web_env = dict(env)
-    if not redis and not args.no_virtual_dealer:
-        web_env["VIRTUAL_DEALER_THREAD"] = "1"  # embedded: the loop runs inside the one server process
-    count = args.workers if redis else 1
-    children = [Child("web" if count == 1 else f"web-{n}", web, web_env) for n in range(1, count + 1)]
-    if redis and not args.no_virtual_dealer:
+    children = [Child("web" if args.workers == 1 else f"web-{n}", web, env) for n in range(1, args.workers + 1)]
+    if not args.no_virtual_dealer:
         children.append(Child("virtual-dealer", [py, "manage.py", "virtual_dealer"], env))
-    if redis and not args.no_celery:
-        children.append(Child("worker", [py, "-m", "celery", "-A", "studio", "worker", "--concurrency", "2",
+    if not args.no_celery:
+        children.append(Child("worker", [py, "-m", "celery", "-A", "studio", "worker", "--concurrency", str(args.concurrency),
                                          "-n", f"studio-{os.getpid()}@%h"], env))
         children.append(Child("beat", [py, "-m", "celery", "-A", "studio", "beat", "-s", str(runtime / "celerybeat-schedule")], env))
     return children
+
+
+class Servers:
+    """The studio's own PostgreSQL and Valkey, where the environment names no server of that kind:
+    started (or found running) and watched; a keeper that exits is started again, within the same
+    limit as a child."""
+
+    def __init__(self, services: embedded.Services):
+        self.services = services
+        self.exits: deque[float] = deque()
+
+    def start(self) -> None:
+        embedded.ensure(self.services)
+        kinds = " and ".join(k for k, on in (("PostgreSQL", self.services.postgres), ("Valkey", self.services.valkey)) if on)
+        say(f"{kinds}: the studio's own, in {self.services.folder} (log: {self.services.log})")
+
+    def check(self, now: float, limit: int, window: float) -> bool:
+        """Start them again if their keeper has exited; False when that happened too often to go on."""
+        if self.services.keeper_pid() is not None:
+            return True
+        self.exits.append(now)
+        while self.exits and self.exits[0] < now - window:
+            self.exits.popleft()
+        if len(self.exits) > limit:
+            say(f"the studio's servers stopped {len(self.exits)} times in {window:g} s; stopping the studio")
+            return False
+        say(f"the studio's servers stopped (log: {self.services.log}); starting them again")
+        try:
+            self.start()
+        except embedded.ServicesError as exc:
+            say(str(exc))
+            return False
+        return True
+
+    def release(self) -> None:
+        if embedded.release(self.services):
+            say("Valkey and PostgreSQL stopped")
+
+
+def one_launcher(services: embedded.Services) -> int | None:
+    """The lock that makes this the one launcher on the studio's own servers, or None if another holds it."""
+    services.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(services.folder / "launcher.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def prepare(args, env: dict[str, str]) -> bool:
+    """migrate, then demo_setup (--prepare), beside collectstatic (unless --no-collectstatic)."""
+    manage = [sys.executable, "manage.py"]
+    collect = None if args.no_collectstatic else subprocess.Popen([*manage, "collectstatic", "--noinput", "-v", "0"], cwd=ROOT, env=env)
+    ok = True
+    if args.prepare:
+        for step in (["migrate", "--noinput", "-v", "0"], ["demo_setup"]):
+            if subprocess.run([*manage, *step], cwd=ROOT, env=env).returncode != 0:
+                say(f"manage.py {step[0]} failed")
+                ok = False
+                break
+    if collect is not None and collect.wait() != 0:
+        say("collectstatic failed: the static files cannot be served")
+        ok = False
+    return ok
 
 
 def stop(children: list[Child]) -> None:
@@ -157,6 +227,9 @@ def main() -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", default="8000")
     parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_WORKERS", "1")))
+    parser.add_argument("--concurrency", type=int, default=int(os.environ.get("CELERY_CONCURRENCY", "2")),
+                        help="Processes of the Celery worker's pool.")
+    parser.add_argument("--prepare", action="store_true", help="Migrate the database and create the demo data first.")
     parser.add_argument("--no-celery", action="store_true", help="Do not start the Celery worker and beat.")
     parser.add_argument("--no-virtual-dealer", action="store_true", help="Do not run the virtual dealer loop.")
     parser.add_argument("--no-collectstatic", action="store_true", help="Do not collect the static files first.")
@@ -167,26 +240,32 @@ def main() -> int:
     stopping: list[int] = []
     signal.signal(signal.SIGTERM, lambda signum, frame: stopping.append(signum))
     signal.signal(signal.SIGINT, lambda signum, frame: stopping.append(signum))
-    runtime = Path(tempfile.mkdtemp(prefix="studio-serve-"))
     env = dict(os.environ)
+    own = embedded.studio_services()
+    servers = Servers(own) if own is not None else None
+    if own is not None and one_launcher(own) is None:
+        say(f"the studio already runs on its own servers in {own.folder} (another `make run`): stop it first")
+        return 1
+    runtime = Path(tempfile.mkdtemp(prefix="studio-serve-"))
     if not env.get("PROMETHEUS_MULTIPROC_DIR"):
         (runtime / "metrics").mkdir()
         env["PROMETHEUS_MULTIPROC_DIR"] = str(runtime / "metrics")
-    if not args.no_collectstatic:
-        collected = subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=ROOT, env=env)
-        if collected.returncode != 0:
-            say("collectstatic failed: the static files cannot be served")
-            shutil.rmtree(runtime, ignore_errors=True)
-            return 1
-    children = commands(args, env, runtime)
-    mode = "Redis + Celery" if env.get("REDIS_URL") else "embedded mode"
-    say(f"serving on http://{args.host}:{args.port}/ ({mode}); Ctrl-C stops everything")
+    children: list[Child] = []
     failed = False
     try:
+        if servers is not None:
+            servers.start()
+        if not prepare(args, env):
+            return 1
+        children = commands(args, env, runtime)
+        say(f"serving on http://{args.host}:{args.port}/; Ctrl-C stops everything")
         for child in children:
             child.start()
         while not stopping and not failed:
             now = time.monotonic()
+            if servers is not None and not servers.check(now, args.restart_limit, args.restart_window):
+                failed = True
+                break
             for child in children:
                 if child.proc is not None and child.proc.poll() is not None:
                     if not child.exited(now, args.restart_limit, args.restart_window):
@@ -196,8 +275,13 @@ def main() -> int:
                     forget_dead_processes(env["PROMETHEUS_MULTIPROC_DIR"])  # what died with it is gone by now
                     child.start()
             time.sleep(0.1)
+    except embedded.ServicesError as exc:
+        say(str(exc))
+        failed = True
     finally:
         stop(children)
+        if servers is not None:
+            servers.release()
         shutil.rmtree(runtime, ignore_errors=True)
     say("stopped")
     return 1 if failed else 0

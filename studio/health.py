@@ -48,20 +48,13 @@ def _seen(who: str, redis_ok: bool) -> dict:
 
 
 def readiness() -> dict[str, dict]:
-    """Each part by name, {"ok": bool, ...}. With Celery: the database, Redis, the worker and beat;
-    embedded (tasks in-process): the database, Redis if configured, and the in-process timer."""
-    parts = {"database": _database()}
-    if settings.REDIS_URL:
-        parts["redis"] = _redis()
-    if settings.TASK_RUNNER == "celery":
-        redis_ok = parts.get("redis", {}).get("ok", False)
-        parts["worker"] = _seen(heartbeat.WORKER, redis_ok)
-        parts["beat"] = _seen(heartbeat.BEAT, redis_ok)
-        if not parts["beat"]["ok"] and not parts["worker"]["ok"] and redis_ok:
-            parts["worker"]["error"] += " (the worker runs the heartbeat beat sends: with beat down it is not seen either)"
-    else:
-        on = settings.INPROCESS_TIMERS
-        parts["timer"] = {"ok": on, "runner": "inprocess"} | ({} if on else {"error": "timers are off: betting closes at the first card"})
+    """Each part by name, {"ok": bool, ...}: the database, Redis, the Celery worker and beat."""
+    parts = {"database": _database(), "redis": _redis()}
+    redis_ok = parts["redis"]["ok"]
+    parts["worker"] = _seen(heartbeat.WORKER, redis_ok)
+    parts["beat"] = _seen(heartbeat.BEAT, redis_ok)
+    if not parts["beat"]["ok"] and not parts["worker"]["ok"] and redis_ok:
+        parts["worker"]["error"] += " (the worker runs the heartbeat beat sends: with beat down it is not seen either)"
     return parts
 
 

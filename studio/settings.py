@@ -1,7 +1,10 @@
 """Settings, read from the environment (12-factor).
 
-DATABASE_URL unset -> embedded SQLite file; postgres://... -> PostgreSQL via psycopg 3.
-REDIS_URL unset -> in-memory channel layer and in-process timer; set -> channels-redis and Celery.
+DATABASE_URL (postgres://...) and REDIS_URL (redis://... or unix://...) name an operator's PostgreSQL
+and Redis. Either unset: the studio's own server of that kind, run from the project's packages with
+its data in `.studio/` (embedded/; `make run` and manage.py start them). The processes, the
+code and the database engine are the same either way: Celery through Redis for tasks, the Redis
+channel layer for the stream, PostgreSQL through psycopg 3.
 """
 import ipaddress
 import os
@@ -12,13 +15,15 @@ import dj_database_url
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 
+import embedded
 from .env import env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-# Embedded mode: neither DATABASE_URL nor REDIS_URL, the one-process studio of `make run` on a laptop.
+# Embedded: neither DATABASE_URL nor REDIS_URL, the studio of `make run` on its own PostgreSQL and Valkey.
 # Anything else is production: DEBUG off unless asked for, and a SECRET_KEY of its own required.
 EMBEDDED = not env_str("DATABASE_URL") and not env_str("REDIS_URL")
+OWN_SERVICES = embedded.Services(embedded.FOLDER)  # where the studio's own servers live, and their URLs
 DEV_SECRET_KEY = "dev-only-insecure-secret-key-do-not-use-in-production"
 DEBUG = env_bool("DEBUG", default=EMBEDDED)
 SECRET_KEY = env_str("SECRET_KEY")
@@ -95,60 +100,45 @@ TEMPLATES = [
 WSGI_APPLICATION = None
 ASGI_APPLICATION = "web.asgi.application"
 
-DATABASE_URL = env_str("DATABASE_URL")
-if DATABASE_URL:
-    if not DATABASE_URL.startswith(("postgres://", "postgresql://")):
-        raise ImproperlyConfigured("DATABASE_URL must be a postgres:// URL (or unset for embedded SQLite)")
-    # Each process shares a psycopg pool among its threads (HTTP requests, the consumers' database
-    # thread, timers); DB_POOL_SIZE=0 turns it off: then one connection per request, closed at its end.
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
-    DATABASES["default"]["ENGINE"] = "studio.postgresql"  # Django's, its flush by DELETE (studio/postgresql/base.py)
-    # Every session waits at most DB_LOCK_TIMEOUT_MS for a row lock and runs a statement at most
-    # DB_STATEMENT_TIMEOUT_MS (0: no limit), set once per connection (no statement per request), so
-    # one held lock cannot hold every request thread; the request gets a 503 `busy` (studio.errors).
-    # Settlement lifts the statement limit for its own transaction (SETTLE_STATEMENT_TIMEOUT_MS).
-    DATABASES["default"]["OPTIONS"] = {"options": f"-c lock_timeout={env_int('DB_LOCK_TIMEOUT_MS', 3000)} "
-                                                  f"-c statement_timeout={env_int('DB_STATEMENT_TIMEOUT_MS', 5000)}"}
-    _pool = env_int("DB_POOL_SIZE", 10)
-    if _pool > 0:
-        # DB_POOL_TIMEOUT: seconds a request waits for a free connection before its 503 `busy`.
-        DATABASES["default"]["OPTIONS"]["pool"] = {"min_size": 1, "max_size": _pool, "timeout": env_float("DB_POOL_TIMEOUT", 3.0)}
-    if env_bool("DB_SERVER_BINDING", default=True):
-        # Parameters travel apart from the statement, and a statement a connection has run 5 times
-        # is prepared once on the server: about half of PostgreSQL's CPU per bet (docs/PERFORMANCE.md).
-        # DB_SERVER_BINDING=0 for a transaction-pooling proxy (PgBouncer) that cannot keep them.
-        DATABASES["default"].setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=5)
-else:
-    DATABASES = {
-        "default": {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": BASE_DIR / "studio.sqlite3",
-            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"},
-        }
-    }
-IS_POSTGRES = DATABASES["default"]["ENGINE"].endswith("postgresql")
+DATABASE_URL = env_str("DATABASE_URL") or OWN_SERVICES.database_url()
+if not DATABASE_URL.startswith(("postgres://", "postgresql://")):
+    raise ImproperlyConfigured("DATABASE_URL must be a postgres:// URL (or unset: the studio's own PostgreSQL)")
+# Each process shares a psycopg pool among its threads (HTTP requests, the consumers' database
+# thread, timers); DB_POOL_SIZE=0 turns it off: then one connection per request, closed at its end.
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+# Every session waits at most DB_LOCK_TIMEOUT_MS for a row lock and runs a statement at most
+# DB_STATEMENT_TIMEOUT_MS (0: no limit), set once per connection (no statement per request), so
+# one held lock cannot hold every request thread; the request gets a 503 `busy` (studio.errors).
+# Settlement lifts the statement limit for its own transaction (SETTLE_STATEMENT_TIMEOUT_MS).
+DATABASES["default"]["OPTIONS"] = {"options": f"-c lock_timeout={env_int('DB_LOCK_TIMEOUT_MS', 3000)} "
+                                              f"-c statement_timeout={env_int('DB_STATEMENT_TIMEOUT_MS', 5000)}"}
+_pool = env_int("DB_POOL_SIZE", 10)
+if _pool > 0:
+    # DB_POOL_TIMEOUT: seconds a request waits for a free connection before its 503 `busy`.
+    DATABASES["default"]["OPTIONS"]["pool"] = {"min_size": 1, "max_size": _pool, "timeout": env_float("DB_POOL_TIMEOUT", 3.0)}
+if env_bool("DB_SERVER_BINDING", default=True):
+    # Parameters travel apart from the statement, and a statement a connection has run 5 times
+    # is prepared once on the server: about half of PostgreSQL's CPU per bet (docs/PERFORMANCE.md).
+    # DB_SERVER_BINDING=0 for a transaction-pooling proxy (PgBouncer) that cannot keep them.
+    DATABASES["default"]["OPTIONS"].update(server_side_binding=True, prepare_threshold=5)
 SETTLE_STATEMENT_TIMEOUT_MS = env_int("SETTLE_STATEMENT_TIMEOUT_MS", 0)  # 0: a round's settlement is never cut short
 
-REDIS_URL = env_str("REDIS_URL")
+REDIS_URL = env_str("REDIS_URL") or OWN_SERVICES.redis_url()
 REDIS_PREFIX = env_str("CHANNELS_PREFIX", "studio")  # the channel layer's prefix, and the heartbeats' (studio.health)
 # Seconds any Redis command (a publish, a task sent to the broker, a readiness ping) may wait: an
 # unanswering Redis fails the call instead of holding its thread.
 REDIS_TIMEOUT = env_float("REDIS_TIMEOUT", 2.0)
-if REDIS_URL:
-    CHANNEL_LAYERS = {
-        "default": {
-            # The pub/sub layer: one group_send is one Redis PUBLISH, whatever the number of watchers.
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": REDIS_TIMEOUT, "socket_connect_timeout": REDIS_TIMEOUT}],
-                       "prefix": REDIS_PREFIX},
-        }
+CHANNEL_LAYERS = {
+    "default": {
+        # The pub/sub layer: one group_send is one Redis PUBLISH, whatever the number of watchers.
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": REDIS_TIMEOUT, "socket_connect_timeout": REDIS_TIMEOUT}],
+                   "prefix": REDIS_PREFIX},
     }
-else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+}
 
-# Celery: with REDIS_URL a real broker and worker; without it tasks are run by the in-process timer
-# (studio.scheduling), never eagerly inside a request.
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+# Celery: Redis is the broker; tasks leave a transaction after it commits (studio.scheduling).
+CELERY_BROKER_URL = embedded.broker_url(REDIS_URL)
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
@@ -310,18 +300,11 @@ LOGGING = {
     },
 }
 
-# "celery" sends tasks to the broker; "inprocess" runs them in this process (embedded mode).
 # Unfinished (lobby or running) matches one user may have created at once (matches.services).
 MATCHES_PER_PLAYER = env_int("MATCHES_PER_PLAYER", 3)
 # Seconds a dealer may go without dealing a card (betting closed) before the supervisor console
 # flags the table (incidents.selectors.floor); virtual and match tables use their own pace.
 FLOOR_SILENCE_SECONDS = env_int("FLOOR_SILENCE_SECONDS", 20)
-
-TASK_RUNNER = env_str("TASK_RUNNER", "celery" if REDIS_URL else "inprocess")
-# In-process mode: run immediate tasks (settlement) on a thread instead of inline after commit.
-INPROCESS_ASYNC = env_bool("INPROCESS_ASYNC", default=False)
-# In-process mode: run timed tasks (close betting at closes_at) on timer threads. Tests turn it off.
-INPROCESS_TIMERS = env_bool("INPROCESS_TIMERS", default=True)
 
 # Seconds the virtual dealer waits before it looks again at a finished round for its settlement.
 VIRTUAL_DEALER_SETTLE_POLL = 0.05

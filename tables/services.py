@@ -21,6 +21,7 @@ from .selectors import ROUND_FIELDS, ROUND_SELECT, round_config, round_deal, rou
 from .transitions import audit, transition, transition_or_refuse
 
 S = Round.Status
+EARLY_WAIT = 0.5  # seconds a close-betting task that runs early waits for the deadline (close_betting_when_due)
 
 
 def parse_card_field(field: str, text) -> str:
@@ -252,12 +253,16 @@ def close_expired_betting() -> int:
 
 
 def close_betting_when_due(*, round_id: int) -> bool:
-    """The timer task's body: close at closes_at; a timer that fires a moment early waits for it."""
+    """The timer task's body: close at closes_at. A task that runs a moment early (a timer's
+    granularity) waits for the deadline; one that comes sooner than that does nothing, for betting is
+    never cut short: the sweep (close_expired_betting, every second) closes the round at its deadline."""
     rnd = Round.objects.filter(pk=round_id).only("status", "closes_at").first()
     if rnd is None or rnd.status != S.BETTING:
         return False
     early = (rnd.closes_at - timezone.now()).total_seconds()
-    if 0 < early < 2:
+    if early > EARLY_WAIT:
+        return False
+    if early > 0:
         time.sleep(early)
     return round_close_betting(round_id=round_id, reason="timer", strict=False)
 

@@ -1,7 +1,7 @@
 """Shared fixtures: personas (a dealer, a supervisor, players Alice and Bob, an outsider), API
-clients, tables; and the service markers: `postgres` and `redis` tests are skipped when those are
-not configured, and REQUIRE_SERVICES=1 turns such a skip into a failure. Hypothesis is derandomized
-under CI (CI=true): the same examples every run."""
+clients, tables, tasks through the broker. Every test runs on PostgreSQL and Redis (tests/throwaway.py
+starts a pair where none is configured). Hypothesis is derandomized under CI (CI=true): the same
+examples every run."""
 import fcntl
 import importlib.util
 import os
@@ -14,7 +14,6 @@ from django.conf import settings as dj_settings
 from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
-REQUIRE = os.environ.get("REQUIRE_SERVICES") == "1"
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 # No per-example deadline anywhere (a loaded machine is not a failure); under CI no random seed and
@@ -43,18 +42,8 @@ def pytest_collection_modifyitems(config, items):
     (trylast), which puts the transactional tests, the long ones among them, after the others, as
     Django does so that a flush leaves no test without the data its migrations made: here a flushed
     database is a new one (the migrations make no rows; the flush keeps the content types and the
-    permissions, tests/studio/test_postgresql_backend.py)."""
+    permissions, tests/test_postgresql_backend.py)."""
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
-
-
-def pytest_runtest_setup(item):
-    have = {"postgres": dj_settings.IS_POSTGRES, "redis": bool(dj_settings.REDIS_URL)}
-    for marker, ok in have.items():
-        if item.get_closest_marker(marker) and not ok:
-            why = f"needs {'DATABASE_URL=postgres://...' if marker == 'postgres' else 'REDIS_URL=redis://...'}"
-            if REQUIRE:
-                pytest.fail(f"REQUIRE_SERVICES=1 but this test {why}", pytrace=False)
-            pytest.skip(why)
 
 
 _collecting: dict = {}
@@ -110,23 +99,6 @@ def _static_files_collected():
 
 
 @pytest.fixture(scope="session")
-def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory, request):
-    """Without PostgreSQL: the test database is a file in WAL mode, one per xdist worker, as the
-    embedded studio's own is, not Django's default shared in-memory database. There, a thread that
-    reads a table another thread is writing (a timer closing betting, the live server answering a
-    page's last request while the test's data is emptied) fails at once with "database table is
-    locked" instead of waiting; in WAL mode readers never wait and a writer waits for the other
-    (OPTIONS' timeout). `synchronous=OFF`: a commit does not wait for the disk (the file is thrown
-    away), as PostgreSQL's `synchronous_commit` is off for its test database (below)."""
-    database = dj_settings.DATABASES["default"]
-    if database["ENGINE"] != "django.db.backends.sqlite3":
-        return
-    worker = getattr(request.config, "workerinput", {}).get("workerid", "main")
-    database.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("db") / f"studio-test-{worker}.sqlite3")
-    database["OPTIONS"] = {**database["OPTIONS"], "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;"}
-
-
-@pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """pytest-django's test database, with commits that do not wait for the disk (PostgreSQL's
     `synchronous_commit = off`, for every connection to it, the servers the tests start included):
@@ -134,20 +106,34 @@ def django_db_setup(django_db_setup, django_db_blocker):
     saves the WAL flush (0.2-0.3 ms here; the 1,000-round test commits about 25,000 times)."""
     from django.db import connection
 
-    if connection.vendor == "postgresql":
-        with django_db_blocker.unblock():
-            with connection.cursor() as cursor:
-                cursor.execute(f"ALTER DATABASE {connection.ops.quote_name(connection.settings_dict['NAME'])} SET synchronous_commit TO off")
-            connection.close()  # the next connection takes the database's setting
+    with django_db_blocker.unblock():
+        with connection.cursor() as cursor:
+            cursor.execute(f"ALTER DATABASE {connection.ops.quote_name(connection.settings_dict['NAME'])} SET synchronous_commit TO off")
+        connection.close()  # the next connection takes the database's setting
 
 
-@pytest.fixture(autouse=True)
-def _inprocess_tasks(settings):
-    """Tasks run in-process after commit, timers off: tests drive time themselves. The Celery tests
-    switch TASK_RUNNER back to "celery" and run a real worker."""
-    settings.TASK_RUNNER = "inprocess"
-    settings.INPROCESS_TIMERS = False
-    settings.INPROCESS_ASYNC = False
+@pytest.fixture
+def held_tasks(monkeypatch):
+    """Tasks sent after commit (settlement, the betting timer, wallet attempts) are collected as
+    (task, args), neither applied nor sent: the test runs them itself (`task.apply(args=...)`), e.g.
+    a settlement racing a void, or asserts what was sent."""
+    from studio import scheduling
+
+    held: list[tuple[object, tuple]] = []
+    monkeypatch.setattr(scheduling, "_send", lambda task, args, eta: held.append((task, args)))
+    return held
+
+
+@pytest.fixture
+def broker_tasks():
+    """Tasks this test's process sends go to the broker (its Redis database), for a real Celery
+    worker to run (tests.servers.celery_process), instead of being applied at once (tests/settings.py)."""
+    from studio.celery import app
+
+    eager = app.conf.task_always_eager  # read first: the app takes its configuration from the settings then
+    app.conf.task_always_eager = False
+    yield
+    app.conf.task_always_eager = eager
 
 
 def make_user(name, role, chips=None):
@@ -164,7 +150,7 @@ def make_user(name, role, chips=None):
 
 def import_settings_fresh(monkeypatch, **env):
     """Run studio/settings.py again as a new module with this environment (django.conf is untouched)."""
-    for key in ("SECRET_KEY", "DEBUG", "DATABASE_URL", "REDIS_URL", "DB_POOL_SIZE", "TASK_RUNNER", "HTTPS", "DEMO_DATA"):
+    for key in ("SECRET_KEY", "DEBUG", "DATABASE_URL", "REDIS_URL", "DB_POOL_SIZE", "HTTPS", "DEMO_DATA"):
         monkeypatch.delenv(key, raising=False)
     for key, value in env.items():
         monkeypatch.setenv(key, value)

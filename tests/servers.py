@@ -44,10 +44,13 @@ def free_port(ports: range) -> int:
 
 
 def db_url_of_tests() -> str:
-    """A DATABASE_URL for the database the tests run on (pytest-django's test_<name>)."""
+    """A DATABASE_URL for the database the tests run on (pytest-django's test_<name>), over TCP or
+    the server's Unix socket (a host that is a folder)."""
     db = settings.DATABASES["default"]
     auth = quote(db.get("USER") or "postgres") + (":" + quote(db["PASSWORD"]) if db.get("PASSWORD") else "")
-    return f"postgres://{auth}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
+    host = db.get("HOST") or "127.0.0.1"
+    where = quote(host, safe="") if host.startswith("/") else f"{host}:{db.get('PORT') or 5432}"
+    return f"postgres://{auth}@{where}/{db['NAME']}"
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -76,29 +79,29 @@ def wait_until(predicate, what: str, *, timeout: float = 60, procs=(), logs=()):
 
 
 def server_env(**extra: str) -> dict[str, str]:
-    """The environment of a web process the tests start: the tests' settings (tests/settings.py) on
-    the test database, the tests' SECRET_KEY, tasks in-process."""
+    """The environment of a process the tests start: the tests' settings (tests/settings.py) on the
+    test database and the run's Redis, the tests' SECRET_KEY, tasks eager (TEST_TASKS=broker: sent to
+    the broker, for a Celery worker to run)."""
     return {**os.environ, "DJANGO_SETTINGS_MODULE": TEST_SETTINGS, "DATABASE_URL": db_url_of_tests(),
-            "SECRET_KEY": settings.SECRET_KEY, "TASK_RUNNER": "inprocess", "INPROCESS_TIMERS": "false",
-            "INPROCESS_ASYNC": "false", **extra}
+            "REDIS_URL": settings.REDIS_URL, "SECRET_KEY": settings.SECRET_KEY, **extra}
 
 
 @contextlib.contextmanager
-def studio_server(*, log_dir: Path, name: str, **env_extra: str):
-    """uvicorn serving the studio on the test database, tasks in-process; yields its base URL. It signs
+def studio_server(*, log_dir: Path, name: str, channels_prefix: str | None = None, **env_extra: str):
+    """uvicorn serving the studio on the test database, tasks eager; yields its base URL. It signs
     with the tests' SECRET_KEY, so a session made in the test process is valid there.
     The listening socket is made here, on a port the system picks, and handed to the web process
     (web/server.py, `--fd`): it listens before the server starts, so no other process (another
     test, another pytest worker) can take the port between a check and the server's bind, and the
-    health check below can only reach this server. With REDIS_URL the server gets a channel prefix of
-    its own, so no other server is heard."""
+    health check below can only reach this server. The server gets a channel prefix of its own, so
+    no other server is heard (`channels_prefix` shares one with a process of the test's: a virtual
+    dealer)."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(128)
     port = listener.getsockname()[1]
     env = server_env(**env_extra)
-    if env.get("REDIS_URL"):
-        env["CHANNELS_PREFIX"] = f"{os.environ.get('CHANNELS_PREFIX', 'studio')}-{name}-{port}"
+    env["CHANNELS_PREFIX"] = channels_prefix or f"{os.environ.get('CHANNELS_PREFIX', 'studio')}-{name}-{port}"
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / "server.log"
     with open(log_path, "wb") as log:
@@ -127,10 +130,9 @@ def studio_server(*, log_dir: Path, name: str, **env_extra: str):
 
 @contextlib.contextmanager
 def celery_process(args: list[str], log_path: Path, ready_text: str, **env_extra: str):
-    """`python -m celery -A studio ARGS` on the test database, tasks through Celery; yields the
+    """`python -m celery -A studio ARGS` on the test database, tasks through the broker; yields the
     process once its log says `ready_text`, and stops it on the way out."""
-    env = {**os.environ, "DATABASE_URL": db_url_of_tests(), "REDIS_URL": settings.REDIS_URL,
-           "DJANGO_SETTINGS_MODULE": TEST_SETTINGS, "TASK_RUNNER": "celery", "INPROCESS_TIMERS": "0", **env_extra}
+    env = server_env(TEST_TASKS="broker", **env_extra)
     with open(log_path, "w") as log:
         proc = subprocess.Popen([sys.executable, "-m", "celery", "-A", "studio", *args], cwd=settings.BASE_DIR, env=env,
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -143,3 +145,29 @@ def celery_process(args: list[str], log_path: Path, ready_text: str, **env_extra
             yield proc
         finally:
             stop(proc)
+
+
+@contextlib.contextmanager
+def virtual_dealer_process(log_path: Path, channels_prefix: str, **env_extra: str):
+    """`manage.py virtual_dealer` on the test database, broadcasting under `channels_prefix` (the
+    server's, for its watchers to hear); stopped on the way out."""
+    env = server_env(CHANNELS_PREFIX=channels_prefix, PYTHONUNBUFFERED="1", **env_extra)
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([sys.executable, "manage.py", "virtual_dealer"], cwd=settings.BASE_DIR, env=env,
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            wait_until(lambda: "virtual dealer running" in log_path.read_text(), "the virtual dealer to start", timeout=30,
+                       procs=[proc], logs=[log_path])
+            yield proc
+        finally:
+            stop(proc)
+
+
+@contextlib.contextmanager
+def studio_with_virtual_dealer(log_dir: Path, name: str, **env_extra: str):
+    """studio_server and a virtual dealer on one channel prefix (the dealer's broadcasts reach the
+    server's watchers through Redis); yields the server's base URL."""
+    prefix = f"{os.environ.get('CHANNELS_PREFIX', 'studio')}-{name}-{os.getpid()}"
+    with studio_server(log_dir=log_dir, name=name, channels_prefix=prefix, **env_extra) as url:
+        with virtual_dealer_process(log_dir / "virtual-dealer.log", prefix, **env_extra):
+            yield url

@@ -153,14 +153,3 @@ def run(*, stop: threading.Event | None = None, max_rounds: int | None = None, t
         stop.wait(min(max(next_due - time.monotonic(), 0.0), 1.0))
     return opened
 
-
-def start_thread() -> threading.Event:
-    """Embedded mode: run the loop in the server process (the in-memory stream lives there)."""
-    stop = threading.Event()
-
-    def later():
-        if not stop.wait(2.0):  # let the server finish starting before the first query
-            run(stop=stop)
-
-    threading.Thread(target=later, name="virtual-dealer", daemon=True).start()
-    return stop

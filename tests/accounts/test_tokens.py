@@ -79,7 +79,6 @@ def test_a_password_change_revokes_the_users_tokens(dealer, anon_api):
     assert with_token(key).get("/api/me/").status_code == 401
 
 
-@pytest.mark.postgres
 @pytest.mark.parametrize("how", ["expired", "revoked"])
 def test_a_bet_with_an_expired_or_revoked_token_is_401(how, dealer, alice, make_table):
     from bets.models import Bet

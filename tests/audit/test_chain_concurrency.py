@@ -16,7 +16,7 @@ from engine import FULL_PACK
 from tables.services import card_deal, round_close_betting, round_open, table_update
 from tests.parallel import at_once
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 ROUNDS = 10  # appends per writer
 

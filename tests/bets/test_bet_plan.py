@@ -18,7 +18,7 @@ from bets.placing import context_statement
 from tables.models import Round
 from tables.services import round_open
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
+pytestmark = pytest.mark.django_db
 
 
 def plan_nodes(node):

@@ -15,7 +15,7 @@ from bets.models import Bet, LedgerEntry
 from tables.services import round_close_betting, round_open
 from tests.bets.flow import D, balance
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture

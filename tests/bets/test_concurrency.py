@@ -23,7 +23,7 @@ from tests import localhttp
 from tests.bets.flow import D, EXAMPLE_2_CARDS, balance, entries_sum, finish_without_settling, quick_player
 from tests.parallel import at_once
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 SPOTS = ["andar", "bahar", "count_1_5", "count_6_10", "count_11_15"]
 ANDAR_50 = {"spot": "andar", "amount": "50"}

@@ -20,7 +20,7 @@ from tests.bets.seamless_world import (
 )
 from tests.conftest import make_user
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 D = Decimal
 T = WalletTransaction
 

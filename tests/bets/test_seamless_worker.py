@@ -13,7 +13,7 @@ from tests.bets.seamless_world import launched, reference_wallet, seamless_opera
 from tests.conftest import make_user
 from tests.servers import celery_process, wait_until
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 D = Decimal
 T = WalletTransaction
 SHORT = {"SEAMLESS_TIMEOUT": "1", "SEAMLESS_RETRY_FIRST": "0.2", "SEAMLESS_RETRY_MAX": "0.8", "SEAMLESS_SWEEP_SECONDS": "0.5"}
@@ -54,8 +54,8 @@ def settled_round_with_a_winner(wallet, make_table):
     return pid
 
 
-def test_credits_retried_through_5xx_on_the_worker_arrive_once(settings, wallet, celery_worker, make_table):
-    settings.TASK_RUNNER = "celery"  # the settlement and every attempt on the worker
+def test_credits_retried_through_5xx_on_the_worker_arrive_once(broker_tasks, wallet, celery_worker, make_table):
+    # the settlement and every attempt on the worker
     pid = settled_round_with_a_winner(wallet, make_table)
     wait_until(lambda: T.objects.filter(kind="credit", attempts__gte=5).exists(), "five 5xx attempts", timeout=30, logs=[celery_worker])
     credit = T.objects.get(kind="credit")
@@ -66,8 +66,9 @@ def test_credits_retried_through_5xx_on_the_worker_arrive_once(settings, wallet,
     assert wallet.balance(pid) == D("1090")
 
 
-def test_beat_sweeps_a_credit_whose_retry_was_lost(settings, wallet, celery_worker, make_table, tmp_path):
-    # In-process with timers off: the first attempt fails here and its retry is never run (a lost task).
+def test_beat_sweeps_a_credit_whose_retry_was_lost(wallet, celery_worker, make_table, tmp_path):
+    # Tasks applied at once (tests/settings.py): the first attempt fails here, and its retry, not due
+    # yet, does nothing and is never sent again (a lost task): only beat's sweep sends the credit.
     pid = settled_round_with_a_winner(wallet, make_table)
     credit = T.objects.get(kind="credit")
     assert credit.status == "pending" and credit.attempts == 1

@@ -6,7 +6,8 @@ Fixtures (mark your tests `@pytest.mark.browser`):
 
 - `browser`: one headless Chromium for all the tests of this package (package scope, not session:
   see its docstring). Debian's /usr/bin/chromium (CHROMIUM_PATH overrides), never a Playwright
-  download. Missing Chromium or Playwright: the tests are skipped, or fail under REQUIRE_SERVICES=1.
+  download (`make test` installs it, `make browser` alone). Missing Chromium or Playwright: the
+  tests fail, naming what is missing.
 - `page`: a new page per test, 1280x800, in a context the package's tests share one after the other
   (`desktop_context`): after each test its cookies, storage, permissions and offline switch are
   cleared, so a test starts signed out with nothing stored, as in a new context, at half the cost.
@@ -67,7 +68,6 @@ DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 PHONE_UA = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
             "Chrome/124.0 Mobile Safari/537.36")
-REQUIRE = os.environ.get("REQUIRE_SERVICES") == "1"
 TIMEOUT_MS = 10_000
 SHOT_QUALITY = 85  # JPEG quality of the screenshots: text stays crisp to read
 # What a test may leave in a shared context's storage, cleared after it (cookies are cleared apart).
@@ -75,9 +75,7 @@ FORGOTTEN_STORAGE = "local_storage,session_storage,indexeddb,cache_storage,servi
 
 
 def _unavailable(why: str):
-    if REQUIRE:
-        pytest.fail(f"REQUIRE_SERVICES=1 but the browser tests cannot run: {why}", pytrace=False)
-    pytest.skip(why)
+    pytest.fail(f"the browser tests cannot run: {why} (`make browser` installs Debian's Chromium)", pytrace=False)
 
 
 @pytest.fixture(scope="package")

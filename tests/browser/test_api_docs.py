@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from tests.servers import studio_server
 
-pytestmark = [pytest.mark.browser, pytest.mark.postgres]
+pytestmark = pytest.mark.browser
 LOCAL = {"127.0.0.1", "localhost", "[::1]", "::1"}
 
 

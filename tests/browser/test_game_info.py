@@ -25,11 +25,11 @@ from tables.models import Round
 from tables.services import card_deal, round_close_betting, round_open
 
 from tests import localhttp
-from tests.servers import studio_server
+from tests.servers import studio_server, studio_with_virtual_dealer
 
 from .conftest import artifacts_dir, login, login_by_form
 
-pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 # Worked example 2 of RULES.md: joker K♠; Andar A♣ 8♦ J♥ K♦, Bahar Q♠ 7♣ 2♥: Andar wins on card 7.
 JOKER = "KS"
@@ -293,8 +293,8 @@ def virtual_table(make_table):
 
 @pytest.fixture
 def virtual_url(transactional_db, virtual_table, request):
-    """A server of its own with the virtual dealer running inside it."""
-    with studio_server(log_dir=artifacts_dir(request), name="gameinfo-virtual", VIRTUAL_DEALER_THREAD="1") as url:
+    """A server of its own with a virtual dealer beside it."""
+    with studio_with_virtual_dealer(artifacts_dir(request), "gameinfo-virtual") as url:
         yield url
 
 

@@ -22,7 +22,7 @@ from tests import localhttp
 from tests.integrity.conftest import first_card_pack
 from tests.servers import studio_server
 
-pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 MONITOR = {"width": 1920, "height": 1080}
 

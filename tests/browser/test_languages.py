@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from tests.servers import studio_server
 
-pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 # A letter only that language's text has: its words are on the page, not English left untranslated.
 SCRIPTS = {

@@ -1,10 +1,9 @@
 """A match among friends in a real browser: two players on two pages (Alice at a desktop, Bob on a
-phone), against the real ASGI server with the virtual dealer running inside it.
+phone), against the real ASGI server with the virtual dealer running beside it.
 
 pytest-django's `live_server` is WSGI and cannot serve WebSockets, so the studio runs under uvicorn
-on the test database (hence PostgreSQL: a subprocess cannot see SQLite's in-memory test database),
-with VIRTUAL_DEALER_THREAD=1 so the server deals the match table itself and every broadcast leaves
-from the process the pages are connected to (or goes through Redis when REDIS_URL is set).
+on the test database, with a virtual dealer process (`manage.py virtual_dealer`) that deals the
+match table and whose broadcasts reach the pages through Redis, as in production.
 
 The match is a real 10-round chips match. Rounds 1 and 2 are played through the pages; then the
 table is sped up through the ORM (no time to bet, fast deal) and rounds 3 to 10 run out with nobody
@@ -25,25 +24,20 @@ from matches.services import balances
 from tables.models import DealtCard, Match, Round, Table
 
 from tests.matches.play import MatchPlay
-from tests.servers import studio_server
+from tests.servers import studio_server, studio_with_virtual_dealer
 
 from .conftest import artifacts_dir
 
-pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 ROUND_TIMEOUT = 30_000  # ms: a long deal at the test's pace, with settlement, on a busy machine
 
 
-
-
-
-
 @pytest.fixture
 def studio_url(transactional_db, request):
-    """The studio under uvicorn on the test database, virtual dealer inside; stopped before the
-    database is flushed."""
-    with studio_server(log_dir=artifacts_dir(request), name="match",
-                       VIRTUAL_DEALER_THREAD="1") as url:
+    """The studio under uvicorn on the test database, a virtual dealer beside it; both stopped before
+    the database is flushed."""
+    with studio_with_virtual_dealer(artifacts_dir(request), "match") as url:
         yield url
 
 

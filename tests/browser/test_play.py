@@ -30,7 +30,7 @@ from .conftest import wait_until
 DESKTOP = {"width": 1366, "height": 768}
 WIDE = {"width": 1440, "height": 900}
 
-pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 # Worked example 2 of RULES.md: joker K♠; Andar A♣ 8♦ J♥ K♦, Bahar Q♠ 7♣ 2♥: Andar wins on card 7.
 JOKER = "KS"
@@ -146,7 +146,6 @@ def inside(box, viewport) -> bool:
 def overlaps(a, b) -> bool:
     return not (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
                 or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
-
 
 
 def test_player_bets_watches_the_deal_and_sees_the_result_and_balance(

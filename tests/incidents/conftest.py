@@ -1,11 +1,10 @@
 """Steps the incident tests share: rounds driven through the services (or the API, in the tests
-about codes and roles), players with chips, ledger readings, and a way to hold back the tasks that
-run after commit when a test runs them itself (the void-racing-settlement tests)."""
+about codes and roles), players with chips, and ledger readings. The tests that run the tasks
+themselves (a void racing the settlement) hold them back with tests/conftest.py's `held_tasks`."""
 from __future__ import annotations
 
 from decimal import Decimal
 
-import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db.models import Sum
@@ -18,17 +17,6 @@ from tables.models import DealtCard, Round
 from tables.services import card_deal, round_close_betting, round_open
 
 D = Decimal
-
-
-@pytest.fixture
-def held_tasks(monkeypatch):
-    """Tasks enqueued after commit (settlement, the betting timer) are collected, not run: the
-    test runs them itself, e.g. a settlement racing a void."""
-    from studio import scheduling
-
-    held: list[tuple[object, tuple]] = []
-    monkeypatch.setattr(scheduling, "_dispatch", lambda task, args, eta: held.append((task, args)))
-    return held
 
 
 def quick_player(name: str, chips=1000):

@@ -17,7 +17,6 @@ D = Decimal
 A, B = "andar", "bahar"
 
 
-
 def placed(card: dict) -> dict:
     """A card as placed, without its time (dealt_at: the deal's, kept through a correction)."""
     return {k: card[k] for k in ("position", "side", "card")}

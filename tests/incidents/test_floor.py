@@ -76,7 +76,6 @@ def test_a_dealing_table_silent_for_longer_than_expected_is_flagged(supervisor_a
     assert got["stalled"] is True and 45 <= got["silent_seconds"] < 60
 
 
-
 def test_open_incidents_and_a_voided_round(supervisor_api, make_table, dealer, supervisor):
     table = make_table(name="Salon", betting_seconds=600)
     rnd = open_round(table, dealer)

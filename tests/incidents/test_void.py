@@ -171,7 +171,6 @@ def finished_round_with_bets(table, dealer, players, joker="KS", cards=("2C", "3
     return fresh(rnd)
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_void_racing_the_settlement_leaves_everyone_where_they_started(dealer, supervisor, make_table, crowd, held_tasks):
     for _ in range(4):  # whichever gets the round's lock first, the books end the same
@@ -194,7 +193,6 @@ def test_a_void_racing_the_settlement_leaves_everyone_where_they_started(dealer,
         assert_books_balance()
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("same_incident", [True, False], ids=["same-incident", "two-incidents"])
 def test_two_voids_at_once_one_succeeds(dealer, supervisor, make_table, crowd, held_tasks, same_incident):
@@ -288,7 +286,6 @@ async def test_pauses_corrections_and_voids_reach_the_table_stream_and_players(d
     assert [(b["spot"], D(b["amount"]), b["status"]) for b in refunded["bets"]] == [("andar", D(50), "refunded")]
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_resume_racing_a_void_one_wins_the_other_is_refused_whole(dealer, supervisor, make_table, crowd, held_tasks):
     for _ in range(4):  # whichever gets the round's lock first, the other changes nothing

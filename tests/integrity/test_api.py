@@ -5,7 +5,7 @@ from integrity.models import Alert, Monitor
 
 from .conftest import first_card_pack, play
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 URLS = ["/api/integrity/", "/api/alerts/"]
 

@@ -9,7 +9,7 @@ from tables.services import round_close_betting, round_open
 from tests.parallel import at_once
 from tests.bets.flow import EXAMPLE_2_CARDS, finish_without_settling
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def finished_round(table, dealer):

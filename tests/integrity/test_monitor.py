@@ -11,7 +11,7 @@ from tables.models import Round
 
 from .conftest import fair_pack, first_card_pack, play
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_fair_run_counts_every_round_once_and_raises_nothing(table, dealer, rng):

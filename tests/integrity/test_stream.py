@@ -13,7 +13,7 @@ from tests.stream.conftest import ORIGIN, TIMEOUT, WebsocketCommunicator, applic
 
 from .conftest import first_card_pack, play
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def in_thread(fn):

@@ -9,7 +9,7 @@ from integrity.models import Alert, Baseline, Monitor
 from tables.models import Round
 from virtual import dealer as virtual
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 class StackedShuffler(random.Random):

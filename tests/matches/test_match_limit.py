@@ -43,7 +43,6 @@ def test_the_limit_comes_from_the_settings(alice_api, settings):
     assert create(alice_api, status=409)["code"] == "too_many_matches"
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_parallel_creates_in_the_service_never_exceed_the_limit(alice):
     """Eight creates at once, each on its own PostgreSQL connection."""
@@ -58,7 +57,6 @@ def test_parallel_creates_in_the_service_never_exceed_the_limit(alice):
     assert Match.objects.filter(created_by=alice).count() == Table.objects.count() == 3
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_parallel_creates_over_http_never_exceed_the_limit(alice, tmp_path):
     key = token_issue(user=alice).key

@@ -501,7 +501,6 @@ async def test_a_match_is_streamed_to_its_table_as_it_starts_plays_and_finishes(
     assert [events[i + 1]["type"] for i in settled] == ["match.round", "match.round"]
 
 
-@pytest.mark.postgres
 @whole_match
 def test_a_double_tap_on_bet_places_the_bets_once(alice_api, bob_api, alice):
     """Two requests of one player race: the round row is held so both get past their first checks

@@ -17,7 +17,6 @@ from tests import localhttp
 from tests.servers import studio_server
 
 
-
 @contextlib.contextmanager
 def unanswering_redis():
     """redis://... of a port that takes connections (the kernel's backlog) and never answers."""
@@ -27,7 +26,6 @@ def unanswering_redis():
         yield f"redis://127.0.0.1:{server.getsockname()[1]}/0"
 
 
-@pytest.mark.redis
 def test_a_publish_to_an_unanswering_redis_gives_up(settings):
     layer = dj_settings.CHANNEL_LAYERS["default"]
     with unanswering_redis() as url:
@@ -42,8 +40,6 @@ def test_a_publish_to_an_unanswering_redis_gives_up(settings):
     assert time.monotonic() - started < 30
 
 
-@pytest.mark.postgres
-@pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("broker", ["unanswering", "refusing"])
 def test_a_request_whose_task_cannot_reach_the_broker_still_answers(broker, dealer, make_table, tmp_path):
@@ -51,7 +47,7 @@ def test_a_request_whose_task_cannot_reach_the_broker_still_answers(broker, deal
     auth = {"Authorization": "Token " + token_issue(user=dealer).key}
     with contextlib.ExitStack() as stack:
         url = stack.enter_context(unanswering_redis()) if broker == "unanswering" else "redis://127.0.0.1:1/0"
-        base = stack.enter_context(studio_server(log_dir=tmp_path, name="broker", REDIS_URL=url, TASK_RUNNER="celery"))
+        base = stack.enter_context(studio_server(log_dir=tmp_path, name="broker", REDIS_URL=url, TEST_TASKS="broker"))
         response = localhttp.post(f"{base}/api/tables/{table.pk}/rounds/", json={"joker": "KS"}, headers=auth, timeout=60)
     assert response.status_code == 201, response.text[:500]
     assert Round.objects.get(pk=response.json()["id"]).status == "betting"

@@ -21,7 +21,7 @@ from tables.services import round_open
 from tests import localhttp
 from tests.servers import db_url_of_tests, studio_server
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 ANSWER_WITHIN = 30  # seconds: far above the bounds below, far below "until the lock is released"
 

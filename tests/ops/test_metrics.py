@@ -21,7 +21,6 @@ from tests.servers import db_url_of_tests, studio_server
 from tests.stream.conftest import Watcher
 
 
-
 def value(name: str, **labels) -> float:
     return REGISTRY.get_sample_value(name, labels) or 0.0
 
@@ -108,10 +107,8 @@ UNMATCHED = ("studio_http_requests_total", (("method", "GET"), ("route", "unmatc
 HEARTBEAT_RAN = ("studio_tasks_total", (("outcome", "success"), ("task", "studio.heartbeat")))
 
 
-@pytest.mark.postgres
-@pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
-def test_multiprocess_mode_sums_two_servers_and_the_celery_worker(tmp_path):
+def test_multiprocess_mode_sums_two_servers_and_the_celery_worker(broker_tasks, tmp_path):
     folder = tmp_path / "prometheus"
     folder.mkdir()
     env = {"PROMETHEUS_MULTIPROC_DIR": str(folder), "METRICS_TOKEN": "multi"}
@@ -130,7 +127,7 @@ def test_multiprocess_mode_sums_two_servers_and_the_celery_worker(tmp_path):
         worker = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "studio", "worker", "-l", "info", "--pool", "solo", "-n", f"metrics-{os.getpid()}@%h",
              "--without-gossip", "--without-mingle", "--without-heartbeat"], cwd=dj_settings.BASE_DIR,
-            env={**os.environ, **env, "DATABASE_URL": db_url_of_tests(), "TASK_RUNNER": "celery"},
+            env={**os.environ, **env, "DATABASE_URL": db_url_of_tests(), "TEST_TASKS": "broker"},
             stdout=open(log_path, "w"), stderr=subprocess.STDOUT)
         try:
             app.send_task("studio.heartbeat")

@@ -31,7 +31,6 @@ def test_the_database_bounds_come_from_the_environment(monkeypatch):
     assert options["pool"]["timeout"] == 0.5
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db
 def test_every_session_has_the_lock_and_statement_timeouts():
     expected = [int(os.environ.get("DB_LOCK_TIMEOUT_MS") or 3000), int(os.environ.get("DB_STATEMENT_TIMEOUT_MS") or 5000)]

@@ -76,7 +76,6 @@ def test_check_deploy_passes_with_https_on():
     assert without.returncode != 0 and "SECURE_SSL_REDIRECT" in without.stdout + without.stderr
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_server_error_in_production_shows_no_debug_page(tmp_path):
     """The server as deployed (DATABASE_URL, no DEBUG) with one URL that raises (tests/ops/boom_urls.py)."""

@@ -1,14 +1,12 @@
 """/readyz names each part the studio needs and answers 503 when one is down: a REAL Celery worker
 and beat on Redis are seen through the heartbeat beat sends (studio.celery); without them, or once
-beat stops, readiness says which. Embedded mode reports the in-process timer instead."""
+beat stops, readiness says which. The same four parts wherever the studio runs."""
 import time
 import uuid
 
 import pytest
-from django.conf import settings as dj_settings
 
 from tests.servers import celery_process
-
 
 
 def readyz(client):
@@ -19,23 +17,8 @@ def readyz(client):
 
 
 @pytest.mark.django_db
-def test_embedded_mode_reports_the_database_and_the_in_process_timer(client, settings):
-    settings.TASK_RUNNER, settings.INPROCESS_TIMERS = "inprocess", True
-    parts = readyz(client)
-    assert parts["database"] == {"ok": True}
-    assert parts["timer"]["ok"] and parts["timer"]["runner"] == "inprocess"
-    assert "worker" not in parts and "beat" not in parts
-    assert ("redis" in parts) == bool(dj_settings.REDIS_URL)
-
-    settings.INPROCESS_TIMERS = False
-    response = client.get("/readyz")
-    assert response.status_code == 503 and "timers are off" in response.json()["parts"]["timer"]["error"]
-
-
-@pytest.mark.redis
-@pytest.mark.django_db
 def test_without_a_worker_and_beat_readiness_is_503_naming_them(client, settings):
-    settings.TASK_RUNNER, settings.REDIS_PREFIX = "celery", f"ready-{uuid.uuid4().hex[:8]}"  # heartbeats nobody sends
+    settings.REDIS_PREFIX = f"ready-{uuid.uuid4().hex[:8]}"  # heartbeats nobody sends
     response = client.get("/readyz")
     assert response.status_code == 503
     parts = response.json()["parts"]
@@ -44,12 +27,11 @@ def test_without_a_worker_and_beat_readiness_is_503_naming_them(client, settings
     assert "never seen" in parts["beat"]["error"]
 
 
-@pytest.mark.redis
 @pytest.mark.django_db
 def test_redis_down_is_named(client, settings):
     from studio import heartbeat
 
-    settings.TASK_RUNNER, settings.REDIS_URL = "celery", "redis://127.0.0.1:1/0"  # nothing listens on port 1
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
     heartbeat.client.cache_clear()
     try:
         parts = client.get("/readyz").json()["parts"]
@@ -69,12 +51,10 @@ def _poll(client, until, timeout=30):
     pytest.fail(f"readiness never became what was expected: {parts}")
 
 
-@pytest.mark.postgres
-@pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
 def test_a_real_worker_and_beat_are_seen_and_a_stopped_beat_is_named(client, settings, tmp_path):
     prefix = f"ready-{uuid.uuid4().hex[:8]}"
-    settings.TASK_RUNNER, settings.REDIS_PREFIX, settings.READY_MAX_AGE = "celery", prefix, 2
+    settings.REDIS_PREFIX, settings.READY_MAX_AGE = prefix, 2
     assert not readyz(client)["worker"]["ok"]
     env = {"CHANNELS_PREFIX": prefix, "HEARTBEAT_SECONDS": "0.5"}
     with celery_process(["worker", "-l", "info", "--pool", "solo", "-n", f"ready-{prefix}@%h", "--without-gossip", "--without-mingle",

@@ -12,7 +12,7 @@ from tables.models import Round
 from tests import localhttp
 from tests.servers import studio_server
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 ROUNDS = 60_000  # about 8 MB of CSV: more than the kernel buffers of both ends on loopback
 

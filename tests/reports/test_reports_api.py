@@ -16,7 +16,7 @@ from tables.models import Round
 from ..incidents.conftest import raise_incident
 from .conftest import play, quick_player
 
-pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+pytestmark = pytest.mark.django_db
 
 DEC1 = datetime(2026, 12, 1, tzinfo=UTC)
 

@@ -30,7 +30,6 @@ async def test_the_asgi_app_checks_an_origin_only_when_there_is_one(table, origi
         await comm.disconnect()
 
 
-@pytest.mark.postgres
 def test_no_origin_with_a_token_connects_and_a_foreign_origin_is_refused(table, alice, tmp_path):
     key = token_issue(user=alice).key
     with studio_server(log_dir=tmp_path, name="origin") as url:

@@ -4,7 +4,6 @@ import asyncio
 import json
 import threading
 
-import pytest
 from channels.layers import get_channel_layer
 
 from studio import http
@@ -37,7 +36,6 @@ def _messages(n: int, groups: list[str]) -> list[dict]:
     return [stream._message(groups[i % len(groups)], {"type": "bet.placed", "n": i}) for i in range(n)]
 
 
-@pytest.mark.redis
 async def test_a_burst_goes_to_redis_in_order():
     groups = ["user.test-burst-1", "user.test-burst-2"]
     layer, channel = await _listen(groups)
@@ -99,7 +97,6 @@ def test_outside_a_request_thread_nothing_is_handed_over():
     assert http.on_loop(print, "never") is False
 
 
-@pytest.mark.redis
 async def test_plain_threads_publish_in_order_through_the_process_one_loop():
     """A Celery task, the virtual dealer or a command: publish() sends before it returns, every call
     on the same loop (one Redis connection), in order."""

@@ -13,7 +13,6 @@ import subprocess
 import sys
 import time
 import uuid
-from urllib.parse import quote
 
 from types import SimpleNamespace
 
@@ -24,21 +23,15 @@ from django.conf import settings as dj_settings
 from websockets.asyncio.client import connect
 
 from tests import localhttp
-from tests.servers import free_ports, wait_until
+from tests.servers import db_url_of_tests, free_ports, wait_until
 
 from .conftest import CARDS
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 PORT_RANGE = range(8151, 8160)
 STARTUP_TIMEOUT = 40
 ROUND = ["round.opened", "betting.closed", "card.dealt", "card.dealt", "card.dealt", "round.finished", "round.settled"]
-
-
-def _test_database_url() -> str:
-    db = dj_settings.DATABASES["default"]
-    auth = quote(db.get("USER") or "postgres") + (":" + quote(db["PASSWORD"]) if db.get("PASSWORD") else "")
-    return f"postgres://{auth}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -66,9 +59,9 @@ def studio(django_db_setup, tmp_path_factory):
     from studio.celery import app
 
     app.control.purge()  # no other test's leftover tasks
-    env = {**os.environ, "DATABASE_URL": _test_database_url(), "REDIS_URL": dj_settings.REDIS_URL,
+    env = {**os.environ, "DATABASE_URL": db_url_of_tests(), "REDIS_URL": dj_settings.REDIS_URL,
            "CHANNELS_PREFIX": dj_settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"], "DEBUG": "0",
-           "SECRET_KEY": uuid.uuid4().hex * 2, "ALLOWED_HOSTS": "127.0.0.1,localhost", "TASK_RUNNER": "celery",
+           "SECRET_KEY": uuid.uuid4().hex * 2, "ALLOWED_HOSTS": "127.0.0.1,localhost",
            "DJANGO_SETTINGS_MODULE": "studio.settings"}
     procs, logs, ports = [], [], free_ports(PORT_RANGE, 2)
 
@@ -138,7 +131,7 @@ def _table(make_table, ports, **fields) -> int:
                 cur.execute("SELECT current_database()")
                 here = cur.fetchone()[0]
             pytest.fail(f"the servers do not see table {table_id}: this test wrote it to {here!r} "
-                        f"(settings NAME {connection.settings_dict['NAME']!r}); the servers read {_test_database_url()}")
+                        f"(settings NAME {connection.settings_dict['NAME']!r}); the servers read {db_url_of_tests()}")
     return table_id
 
 

@@ -14,7 +14,6 @@ from tests import localhttp
 from tests.servers import studio_server
 
 
-
 def wait_for(path, text: str, timeout: float = 20) -> str:
     deadline = time.monotonic() + timeout
     while True:
@@ -24,7 +23,6 @@ def wait_for(path, text: str, timeout: float = 20) -> str:
         time.sleep(0.05)
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_requests_and_streams_are_logged_without_tokens(alice, table, tmp_path):
     key = token_issue(user=alice).key

@@ -100,18 +100,15 @@ def test_studio_user_output_holds_no_secret():
     assert fresh("lee").password not in output
 
 
-
-
 def manage(*args, env=None):
     return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, capture_output=True, text=True, timeout=60,
                           env={**os.environ, **(env or {})})
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_studio_user_from_the_command_line(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]  # what the command used
-    env = {"DATABASE_URL": db_url_of_tests(), "DJANGO_SETTINGS_MODULE": "studio.settings"}  # the command as deployed
+    env = {"DATABASE_URL": db_url_of_tests(), "REDIS_URL": settings.REDIS_URL, "DJANGO_SETTINGS_MODULE": "studio.settings"}  # as deployed
     first = manage("studio_user", "nia", "--role", "player", "--password", SECRET, "--chips", "75", env=env)
     assert first.returncode == 0, first.stderr
     again = manage("studio_user", "nia", "--role", "dealer", "--password", SECRET, env=env)
@@ -159,13 +156,23 @@ def test_a_bad_setting_fails_loudly_naming_it(monkeypatch, env, name):
 
 
 def test_settings_read_services_from_the_environment(monkeypatch):
-    embedded = import_settings_fresh(monkeypatch)
-    assert embedded.DATABASES["default"]["ENGINE"].endswith("sqlite3") and embedded.TASK_RUNNER == "inprocess"
-    assert embedded.CHANNEL_LAYERS["default"]["BACKEND"].endswith("InMemoryChannelLayer")
-    services = import_settings_fresh(monkeypatch, DATABASE_URL="postgres://u@db:5433/x", REDIS_URL="redis://r:6379/2",
+    """The same engine, broker and channel layer either way: the operator's servers by URL, or the
+    studio's own (embedded/), reached through the Unix sockets in their folder."""
+    own = import_settings_fresh(monkeypatch)
+    folder = str(own.OWN_SERVICES.folder)
+    assert own.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+    assert own.DATABASES["default"]["HOST"].startswith(folder) and own.DATABASES["default"]["NAME"] == "studio"
+    assert own.REDIS_URL == f"unix://{folder}/valkey.sock?db=0"
+    assert own.CELERY_BROKER_URL == f"redis+socket://{folder}/valkey.sock?virtual_host=0"
+    assert own.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"][0]["address"] == own.REDIS_URL
+    operator = import_settings_fresh(monkeypatch, DATABASE_URL="postgres://u@db:5433/x", REDIS_URL="redis://r:6379/2",
                                      SECRET_KEY="s" * 50)
-    assert services.IS_POSTGRES and services.DATABASES["default"]["NAME"] == "x"
-    assert (services.TASK_RUNNER, services.CELERY_BROKER_URL) == ("celery", "redis://r:6379/2")
+    assert operator.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+    assert (operator.DATABASES["default"]["HOST"], operator.DATABASES["default"]["NAME"]) == ("db", "x")
+    assert operator.CELERY_BROKER_URL == "redis://r:6379/2"
+    layer = operator.CHANNEL_LAYERS["default"]
+    assert layer["BACKEND"] == own.CHANNEL_LAYERS["default"]["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
+    assert layer["CONFIG"]["hosts"][0]["address"] == "redis://r:6379/2"
 
 
 # --- schema, docs and health ---------------------------------------------------------------------

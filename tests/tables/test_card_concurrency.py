@@ -8,7 +8,7 @@ from accounts.tokens import token_issue
 from tables.models import DealtCard, Round
 from tests import localhttp
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture

@@ -12,10 +12,7 @@ from django.utils import timezone
 from tables.models import Round, RoundEvent
 from tests.servers import celery_process
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
-
-
-
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +50,7 @@ def closing(round_id):
 
 
 def test_the_worker_closes_betting_at_closes_at_and_settles(
-        settings, celery_worker, dealer_api, alice_api, bob_api, make_table):
-    settings.TASK_RUNNER = "celery"
+        broker_tasks, celery_worker, dealer_api, alice_api, bob_api, make_table):
     table = make_table(betting_seconds=2)
     response = dealer_api.post(f"/api/tables/{table.pk}/rounds/", {"joker": "KS"}, format="json")
     assert response.status_code == 201
@@ -79,11 +75,11 @@ def test_the_worker_closes_betting_at_closes_at_and_settles(
     assert Decimal(bob_api.get("/api/me/").json()["balance"]) == Decimal("1045")  # 0.9:1 on the first-card side
 
 
-def test_the_beat_sweep_closes_a_round_whose_task_was_never_sent(settings, celery_beat, dealer, make_table):
+def test_the_beat_sweep_closes_a_round_whose_task_was_never_sent(celery_beat, dealer, make_table):
     from tables.services import round_open
 
-    settings.TASK_RUNNER = "inprocess"
-    settings.INPROCESS_TIMERS = False  # so no timer and no Celery task: only the sweep can close it
+    # The close-betting task is applied at once here (tests/settings.py), finds the deadline not yet
+    # come and does nothing, and none reaches the worker: only the sweep can close the round.
     rnd = round_open(table_id=make_table(betting_seconds=2).pk, joker="7H", dealer=dealer)
     before_deadline = (rnd.closes_at - timezone.now()).total_seconds() - 0.1
     assert wait_for(rnd.pk, "dealing", timeout=before_deadline) is None  # nothing closes it before its deadline

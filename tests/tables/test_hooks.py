@@ -8,7 +8,6 @@ from django.apps import apps
 from django.db import transaction
 from django.dispatch import Signal
 
-from studio import scheduling
 from bets.models import WalletTransaction
 from tables import hooks
 from tables.models import Round
@@ -36,12 +35,9 @@ def receivers_of(hook: Signal, rnd: Round) -> list[str]:
     return [f"{receiver.__module__}.{receiver.__qualname__}" for receiver, _ in sent]
 
 
-@pytest.fixture
-def dispatched(monkeypatch):
-    """The tasks sent after commit, by name, instead of running them."""
-    sent: list[tuple[str, tuple]] = []
-    monkeypatch.setattr(scheduling, "_dispatch", lambda task, args, eta: sent.append((task.name, args)))
-    return sent
+def sent(held_tasks) -> list[tuple[str, tuple]]:
+    """The names and arguments of the tasks sent after commit (held, not run: tests/conftest.py)."""
+    return [(task.name, args) for task, args in held_tasks]
 
 
 def play_to_the_match(table, dealer) -> Round:
@@ -74,28 +70,28 @@ def test_each_hook_reaches_exactly_the_apps_that_react_to_it(dealer, table):
 
 
 @pytest.mark.django_db
-def test_a_reaction_registered_twice_runs_once(dealer, table, dispatched, django_capture_on_commit_callbacks):
+def test_a_reaction_registered_twice_runs_once(dealer, table, held_tasks, django_capture_on_commit_callbacks):
     for label in PROJECT_APPS:
         apps.get_app_config(label).ready()
     with django_capture_on_commit_callbacks(execute=True):
         rnd = play_to_the_match(table, dealer)
-    assert dispatched == [("tables.tasks.close_betting", (rnd.pk,)), ("bets.tasks.settle_round", (rnd.pk,))]
+    assert sent(held_tasks) == [("tables.tasks.close_betting", (rnd.pk,)), ("bets.tasks.settle_round", (rnd.pk,))]
     assert {name: receivers_of(hook, rnd) for name, hook in hooks.HOOKS.items()} == REACTIONS
 
 
 @pytest.mark.django_db
-def test_a_reaction_waits_for_the_commit_and_dies_with_a_rollback(dealer, table, dispatched, django_capture_on_commit_callbacks):
+def test_a_reaction_waits_for_the_commit_and_dies_with_a_rollback(dealer, table, held_tasks, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         play_to_the_match(table, dealer)
-    assert dispatched == []  # the hooks ran inside the transactions; their tasks wait for the commit
+    assert sent(held_tasks) == []  # the hooks ran inside the transactions; their tasks wait for the commit
     for callback in callbacks:
         callback()
-    assert [name for name, _ in dispatched] == ["tables.tasks.close_betting", "bets.tasks.settle_round"]
+    assert [name for name, _ in sent(held_tasks)] == ["tables.tasks.close_betting", "bets.tasks.settle_round"]
 
-    dispatched.clear()
+    held_tasks.clear()
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         with pytest.raises(RuntimeError), transaction.atomic():
             rnd = play_to_the_match(table, dealer)
             raise RuntimeError("rolled back")
-    assert (callbacks, dispatched) == ([], [])
+    assert (callbacks, sent(held_tasks)) == ([], [])
     assert not Round.objects.filter(pk=rnd.pk).exists()

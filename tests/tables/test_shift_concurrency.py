@@ -10,7 +10,7 @@ from tests.parallel import at_once
 
 from ..conftest import make_user
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def open_shifts():

@@ -94,7 +94,6 @@ def _chi_square(observed: Counter, expected: dict) -> float:
 
 
 @pytest.mark.long
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_thousand_unattended_rounds_verify_and_follow_the_exact_odds(make_table, settings):
     """1,000 rounds, each revealed pack verified; the share of Andar wins and of each card-count box

@@ -43,7 +43,6 @@ def test_every_file_the_docs_page_names_is_served_under_its_hashed_name(client, 
         b"".join(response.streaming_content)
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_fresh_server_answers_concurrent_schema_requests(tmp_path):
     """The first schema generations of a process, side by side (drf-spectacular#1122's race): every

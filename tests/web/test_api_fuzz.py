@@ -91,7 +91,6 @@ def _users() -> tuple[dict, dict]:
 
 
 @pytest.mark.long
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_schemathesis_finds_no_server_error_and_no_schema_violation(request, tmp_path):
     users, _ = _users()

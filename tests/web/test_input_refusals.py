@@ -40,7 +40,6 @@ def test_a_body_nested_100000_deep_is_a_parse_error_everywhere(anon_api, alice_a
     assert not Bet.objects.exists() and not Incident.objects.exists() and Table.objects.count() == 1
 
 
-@pytest.mark.postgres
 def test_a_deep_body_on_the_bet_fast_path_gets_the_same_parse_error(alice, dealer, table):
     """bets.fast reads the body itself: a body too deep for it goes to DRF, whose parser refuses it."""
     rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)

@@ -48,7 +48,6 @@ def _web_server(port: int, log: Path) -> subprocess.Popen:
                                 cwd=settings.BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_two_web_processes_on_one_port_share_its_connections(tmp_path):
     # The port stays reserved for SO_REUSEPORT sockets by one that is bound but never listens

@@ -1,5 +1,5 @@
 """Run the virtual dealer loop for every table with virtual_dealer on (one process is enough;
-a second one is harmless). With REDIS_URL its broadcasts reach every server process."""
+a second one is harmless). Its broadcasts reach every web process through Redis."""
 from django.core.management.base import BaseCommand
 
 from virtual import dealer as virtual

@@ -1,4 +1,4 @@
-"""The studio's PostgreSQL backend (studio/postgresql/base.py): Django's, with a flush by DELETE."""
+"""The test suite's PostgreSQL backend (tests/postgresql/base.py): Django's, with a flush by DELETE."""
 import pytest
 from django.core.management import call_command
 from django.core.management.color import no_style
@@ -9,7 +9,7 @@ from audit.models import ChainHead
 from tables.models import DealtCard, Round, RoundEvent, Table
 from tables.services import card_deal, round_close_betting, round_open
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _tables():

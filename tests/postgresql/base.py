@@ -1,5 +1,6 @@
-"""The studio's PostgreSQL backend: Django's, with one change (Django's documented way to change a
-built-in backend is a subclass named in ENGINE).
+"""The test suite's PostgreSQL backend (tests/settings.py's ENGINE): Django's, with one change
+(Django's documented way to change a built-in backend is a subclass named in ENGINE). The studio
+itself runs on Django's own.
 
 A flush that keeps the sequences (the test suite's, after each of its transactional tests) empties
 the tables with DELETE instead of TRUNCATE. TRUNCATE gives every table new files, about 10 ms a
