@@ -5,10 +5,17 @@ acknowledges them, across restarts (beat's sweep sends what a lost task missed).
 
 Each attempt claims its row by compare-and-set (the attempt count, and the next attempt pushed past
 the call's timeout), so two workers never send the same row at once; the operator treats a repeat of
-a transaction id as the same operation anyway. A row waits for the one it comes `after` (a credit's
-rollback for the credit, a new credit for the old one's rollback). A refusal of a credit or a
-rollback (the winnings already spent) leaves the row pending, retried at the longest interval and
-listed as stuck: never dropped.
+a transaction id as the same operation anyway. A refusal of a credit or a rollback (the winnings
+already spent) leaves the row pending, retried at the longest interval and listed as stuck: never
+dropped.
+
+A row may come `after` another (a credit's rollback after the credit, a new credit after the old
+one's rollback): it is sent once both its own commit and its predecessor's acknowledgment have
+happened, in whichever order they come. Two events hand a row over, each once it is committed and
+visible to every connection: its transaction's commit (every row written, waiting or not), and its
+predecessor's acknowledgment (the rows already committed that wait on it). An attempt at a row
+whose predecessor is not acknowledged is skipped, so the later of the two events sends it; when
+both find it ready, the claim sends it once.
 
 The tasks are reached through the `wallet_due` hook (tables.hooks, connected to bets.tasks in
 bets.apps), as a service reaches its app's tasks everywhere else."""
@@ -37,14 +44,15 @@ def backoff(attempts: int) -> float:
 
 
 def outbox_add(rows: list[WalletTransaction]) -> list[WalletTransaction]:
-    """Write credits and rollbacks in the caller's transaction; sent once it commits."""
+    """Write credits and rollbacks in the caller's transaction; each handed over once it commits,
+    those that come after another too (their predecessor may have been acknowledged while this
+    transaction was open, when its acknowledgment could not see them)."""
     assert transaction.get_connection().in_atomic_block
     if not rows:
         return []
     created = T.objects.bulk_create(rows)
-    ready = [r.pk for r in created if r.after_id is None]
-    if ready:
-        transaction.on_commit(lambda: hooks.wallet_due.send(sender=T, pks=ready, eta=None))
+    pks = [r.pk for r in created]
+    transaction.on_commit(lambda: hooks.wallet_due.send(sender=T, pks=pks, eta=None))
     return created
 
 
@@ -56,7 +64,7 @@ def transaction_send(*, pk: int) -> str:
     if row is None or row.status != T.Status.PENDING or row.kind == T.Kind.DEBIT:
         return "skipped"
     if row.after_id is not None and not T.objects.filter(pk=row.after_id, status=T.Status.OK).exists():
-        return "skipped"  # sent when the one before it is acknowledged
+        return "skipped"  # the one before it is not acknowledged yet: its acknowledgment sends this one
     lease = now + timedelta(seconds=settings.SEAMLESS_TIMEOUT + backoff(row.attempts + 1))
     claimed = T.objects.filter(pk=pk, status=T.Status.PENDING, attempts=row.attempts, next_attempt_at__lte=now).update(
         attempts=F("attempts") + 1, next_attempt_at=lease)
@@ -67,6 +75,8 @@ def transaction_send(*, pk: int) -> str:
     if answer.ok:
         if T.objects.filter(pk=pk, status=T.Status.PENDING).update(status=T.Status.OK, acknowledged_at=done, last_error="",
                                                                     operator_balance=answer.balance) == 1:
+            # Committed as it returns (no transaction is open here: operator_wallet.call refuses one), so
+            # this finds every row committed before it; a row committed after finds this one acknowledged.
             waiting = list(T.objects.filter(after_id=pk, status=T.Status.PENDING).values_list("pk", flat=True))
             if waiting:
                 hooks.wallet_due.send(sender=T, pks=waiting, eta=None)

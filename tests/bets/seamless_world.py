@@ -20,6 +20,8 @@ from django.db.models import Sum
 from accounts.operators import operator_set
 from bets.models import Account, Bet, LedgerEntry, WalletTransaction
 from studio import signing
+from tables.services import card_deal
+from tests.bets.flow import EXAMPLE_2_CARDS
 from tests import localhttp
 from tests.conftest import client_for
 from tests.servers import stop
@@ -107,6 +109,26 @@ def launched(player_id: str, table, code: str = "acme"):
     api.credentials(HTTP_AUTHORIZATION="Token " + token)
     user = get_user_model().objects.get(api_tokens__key=token)
     return api, user
+
+
+def launched_players(table, wallet: WalletControl, names, balance="1000") -> dict:
+    """Launched players, each with `balance` at the operator (ids unique to the table): {name: (api, user, player_id)}."""
+    out = {}
+    for name in names:
+        pid = f"{name}-{table.pk}"
+        wallet.players({pid: balance})
+        api, user = launched(pid, table)
+        out[name] = (api, user, pid)
+    return out
+
+
+def bet(api, round_id, spot, amount):
+    return api.post(f"/api/rounds/{round_id}/bets/", {"spot": spot, "amount": str(amount)}, format="json")
+
+
+def deal_all(rnd, dealer, cards=EXAMPLE_2_CARDS):
+    for card in cards:
+        card_deal(round_id=rnd.pk, card=card, actor=dealer)
 
 
 def pending() -> int:

@@ -13,10 +13,10 @@ from bets.models import Bet, LedgerEntry, WalletTransaction
 from bets.outbox import backoff, transaction_send
 from incidents.services import incident_raise, incident_void, card_replace
 from tables.models import Round
-from tables.services import card_deal, round_close_betting, round_open
+from tables.services import round_close_betting, round_open
 from tests.bets.flow import EXAMPLE_2_CARDS
 from tests.bets.seamless_world import (
-    assert_books_exact, drain, launched, pending, reference_wallet, seamless_operator,
+    assert_books_exact, bet, deal_all, drain, launched, launched_players, pending, reference_wallet, seamless_operator,
 )
 from tests.conftest import make_user
 
@@ -49,23 +49,7 @@ def world(db, wallet, make_table):
 
 def players(world, wallet, names, balance="1000"):
     """Launched players, each with `balance` at the operator (ids unique to this test's table)."""
-    operator, table, _ = world
-    out = {}
-    for name in names:
-        pid = f"{name}-{table.pk}"
-        wallet.players({pid: balance})
-        api, user = launched(pid, table)
-        out[name] = (api, user, pid)
-    return out
-
-
-def bet(api, round_id, spot, amount):
-    return api.post(f"/api/rounds/{round_id}/bets/", {"spot": spot, "amount": str(amount)}, format="json")
-
-
-def deal_all(rnd, dealer, cards=EXAMPLE_2_CARDS):
-    for card in cards:
-        card_deal(round_id=rnd.pk, card=card, actor=dealer)
+    return launched_players(world[1], wallet, names, balance)
 
 
 def test_a_bet_is_debited_and_the_round_credited_once(world, wallet):
