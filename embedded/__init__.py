@@ -32,7 +32,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 ROOT = Path(__file__).resolve().parent.parent  # the project
-FOLDER = ROOT / ".studio"
+FOLDER = ROOT / os.environ.get("STUDIO_DATA_DIR", ".studio")  # STUDIO_DATA_DIR: elsewhere (a path relative to the project, or absolute)
 DATABASE = "studio"  # the database of the studio's own cluster (beside `postgres`)
 START_TIMEOUT = 60.0  # seconds a start may take (the first one runs initdb)
 STOP_TIMEOUT = 60.0  # seconds the keeper may take to stop both servers
@@ -73,21 +73,25 @@ class Services:
         return f"unix://{self.valkey_socket}?db={db}"
 
     def keeper_pid(self) -> int | None:
-        """The keeper's pid while it runs (it removes its file before it lets the users' lock go)."""
+        """The keeper's pid while it runs its servers (it removes its file once they are stopped,
+        before it lets the users' lock go)."""
         try:
             pid = int(self.keeper_pid_file.read_text())
         except (OSError, ValueError):
             return None
+        return pid if self.alive(pid) else None
+
+    def alive(self, pid: int) -> bool:
         keeper = _keepers.get(self.folder)
         if keeper is not None and keeper.pid == pid:
-            return pid if keeper.poll() is None else None  # this process's child: reaped, not a zombie
+            return keeper.poll() is None  # this process's child: reaped once it ends, never a zombie
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
-            return None
+            return False
         except PermissionError:
             pass
-        return pid
+        return True
 
     def postgres_up(self) -> bool:
         try:
@@ -169,13 +173,13 @@ def release(services: Services) -> bool:
 
 
 def stop(services: Services) -> bool:
-    """Stop the folder's keeper, and so its servers, whoever uses them; True once it has."""
+    """Stop the folder's keeper, and so its servers, whoever uses them; True once it has ended."""
     pid = services.keeper_pid()
     if pid is None:
         return False
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + STOP_TIMEOUT
-    while services.keeper_pid() == pid:
+    while services.alive(pid):
         if time.monotonic() > deadline:
             raise ServicesError(f"the keeper (pid {pid}) did not stop in {STOP_TIMEOUT:g} s (log: {services.log})")
         time.sleep(0.05)

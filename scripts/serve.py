@@ -195,7 +195,7 @@ def prepare(args, env: dict[str, str]) -> bool:
     collect = None if args.no_collectstatic else subprocess.Popen([*manage, "collectstatic", "--noinput", "-v", "0"], cwd=ROOT, env=env)
     ok = True
     if args.prepare:
-        for step in (["migrate", "--noinput", "-v", "0"], ["demo_setup"]):
+        for step in (["migrate", "--noinput", "-v", "0"], ["demo_setup", "--url", f"http://{args.host}:{args.port}"]):
             if subprocess.run([*manage, *step], cwd=ROOT, env=env).returncode != 0:
                 say(f"manage.py {step[0]} failed")
                 ok = False

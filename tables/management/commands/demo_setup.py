@@ -29,6 +29,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--force", action="store_true", help="Create the demo data outside the embedded mode too.")
+        parser.add_argument("--url", default="http://127.0.0.1:8000", help="Where the studio is served, for the links it prints.")
 
     def handle(self, **options):
         if not (settings.DEMO_DATA or options["force"]):
@@ -47,10 +48,11 @@ class Command(BaseCommand):
         _demo_table("Play-chips table", card_count_paytable="play", chip_unit=1, min_bet=10, max_bet=500, betting_seconds=20)
         self.stdout.write("Demo logins (password demo-pass): dealer, supervisor, alice, bob, carol")
         self.stdout.write(f"Demo operator:   {DEMO_OPERATOR} (internal wallet, secret {DEMO_OPERATOR_SECRET}): POST /api/operator/sessions/")
-        self.stdout.write("Dealer console:  http://127.0.0.1:8000/console/")
-        self.stdout.write(f"Player page:     http://127.0.0.1:8000/play/tables/{table.pk}/  (the virtual dealer deals here)")
-        self.stdout.write("Supervisor:      http://127.0.0.1:8000/supervisor/")
-        self.stdout.write("API docs:        http://127.0.0.1:8000/api/docs/   Admin: http://127.0.0.1:8000/admin/ (supervisor)")
+        url = options["url"].rstrip("/")
+        self.stdout.write(f"Dealer console:  {url}/console/")
+        self.stdout.write(f"Player page:     {url}/play/tables/{table.pk}/  (the virtual dealer deals here)")
+        self.stdout.write(f"Supervisor:      {url}/supervisor/")
+        self.stdout.write(f"API docs:        {url}/api/docs/   Admin: {url}/admin/ (supervisor)")
 
 
 def _demo_table(name: str, **fields) -> Table:
