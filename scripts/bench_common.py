@@ -4,7 +4,8 @@ and a plain-text results table.
 
 The scripts are not tests: they print figures. Each one needs DATABASE_URL=postgres://... (it only
 uses the server and credentials of that URL: it creates and migrates its own database there, named
-bench_<script>, and drops it at the end unless --keep is given). Several runs on one machine at once
+bench_<script>, and drops it at the end unless --keep is given) and REDIS_URL (a Redis database of
+its own: the stream's messages and the Celery tasks nobody runs during a benchmark go there). Several runs on one machine at once
 keep apart with BENCH_SUFFIX=x (databases bench_<script>_x) and BENCH_PORTS=FIRST-LAST (the ports
 their servers may listen on, 8131-8139 by default).
 """
@@ -52,9 +53,9 @@ def require_postgres_url() -> str:
 
 def require_redis_url() -> str:
     url = os.environ.get("REDIS_URL", "")
-    if not url.startswith(("redis://", "rediss://")):
-        refuse("set REDIS_URL=redis://HOST:PORT/DB (the production server setup broadcasts through Redis; "
-               "use a Redis database of your own: the server's Celery tasks are queued there and removed at the end)")
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        refuse("set REDIS_URL=redis://HOST:PORT/DB (the studio broadcasts through Redis and sends its tasks there; "
+               "use a Redis database of your own: the Celery tasks nobody runs are removed at the end)")
     return url
 
 
@@ -89,23 +90,18 @@ def drop_database(url: str, name: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def server_env(db_url: str, redis_url: str | None, **extra: str) -> dict[str, str]:
+def server_env(db_url: str, redis_url: str, **extra: str) -> dict[str, str]:
     """The environment of the production setup: DEBUG off, a real SECRET_KEY, PostgreSQL, Redis."""
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "TASK_RUNNER", "DJANGO_SETTINGS_MODULE")}
-    env.update(DATABASE_URL=db_url, DEBUG="0", SECRET_KEY=secrets.token_urlsafe(48), LOG_LEVEL="WARNING",
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    env.update(DATABASE_URL=db_url, REDIS_URL=redis_url, DEBUG="0", SECRET_KEY=secrets.token_urlsafe(48), LOG_LEVEL="WARNING",
                CHANNELS_PREFIX=os.environ.get("CHANNELS_PREFIX", "bench"), PYTHONPATH=str(ROOT))
-    if redis_url:
-        env["REDIS_URL"] = redis_url
     env.update(extra)
     return env
 
 
-def django_setup(db_url: str, redis_url: str | None, *, migrate: bool = True, **extra: str) -> None:
+def django_setup(db_url: str, redis_url: str, *, migrate: bool = True, **extra: str) -> None:
     """Set up Django in this process with the same environment as the server, and migrate."""
-    env = server_env(db_url, redis_url, **extra)
-    for key in ("REDIS_URL", "TASK_RUNNER"):
-        os.environ.pop(key, None)
-    os.environ.update(env)
+    os.environ.update(server_env(db_url, redis_url, **extra))
     os.environ["DJANGO_SETTINGS_MODULE"] = "studio.settings"
     import django
 
@@ -206,12 +202,10 @@ class Server:
         return [f"{n} x {line}" for line, n in sorted(counts.items(), key=lambda kv: -kv[1])[:limit]]
 
 
-def purge_celery_messages(redis_url: str | None, pids: set[int], queue: str = "celery") -> int:
+def purge_celery_messages(redis_url: str, pids: set[int], queue: str = "celery") -> int:
     """No Celery worker runs during a benchmark, so the tasks its processes sent (close betting,
     settle a round of the benchmark's database) would wait in the queue for a worker that may serve
     another database: remove exactly those (Celery stamps each message with its sender's pid)."""
-    if not redis_url:
-        return 0
     import redis
 
     client = redis.Redis.from_url(redis_url)

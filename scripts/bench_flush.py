@@ -2,7 +2,7 @@
 the test suite's backend (DELETE, tests/postgresql/base.py) against Django's PostgreSQL backend
 (TRUNCATE), alternated in one run.
 
-    DATABASE_URL=postgres://... python scripts/bench_flush.py [--runs 10]
+    DATABASE_URL=postgres://... REDIS_URL=redis://... python scripts/bench_flush.py [--runs 10]
 
 Before each flush it writes what a test typically leaves: a dealer, a table and a round dealt to
 its match through the services (its cards, audit records and chain head). It times the flush's SQL
@@ -20,7 +20,7 @@ import time
 
 from bench_common import (  # noqa: E402
     LATENCY_HEADERS, add_common_arguments, create_database, django_setup, drop_database, latency_row, machine,
-    percentile, pg_version, print_table, require_postgres_url,
+    percentile, pg_version, print_table, purge_celery_messages, require_postgres_url, require_redis_url,
 )
 
 
@@ -29,9 +29,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10, help="flushes each way")
     add_common_arguments(parser, "flush")
     args = parser.parse_args()
-    url = require_postgres_url()
+    url, redis_url = require_postgres_url(), require_redis_url()
     db_url = create_database(url, "bench_flush")
-    django_setup(db_url, None)
+    django_setup(db_url, redis_url)
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.core.management.color import no_style
@@ -81,6 +81,7 @@ def main() -> int:
                 teardown_times[name].append(time.perf_counter() - started + sql_times[name][-1])
     finally:
         connection.close()
+        purge_celery_messages(redis_url, {os.getpid()})  # the rounds' settlement tasks, which nobody runs
         if not args.keep:
             drop_database(url, "bench_flush")
     rows = [latency_row(f"flush SQL: {name}", sql_times[name]) for name in ways]

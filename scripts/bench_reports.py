@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_common import (  # noqa: E402
     add_common_arguments, create_database, django_setup, drop_database, machine, make_players, pg_version, print_table,
-    require_postgres_url, timed,
+    purge_celery_messages, require_postgres_url, require_redis_url, timed,
 )
 
 MONTH_TARGET, YEAR_TARGET, SETTLE_TARGET = 0.2, 1.0, 2.0
@@ -201,9 +201,9 @@ def main() -> int:
     parser.add_argument("--tables", type=int, default=20)
     add_common_arguments(parser, "reports")
     args = parser.parse_args()
-    url = require_postgres_url()
+    url, redis_url = require_postgres_url(), require_redis_url()
     db_url = create_database(url, "bench_reports")
-    django_setup(db_url, None, TASK_RUNNER="celery", LOG_LEVEL="ERROR", DB_STATEMENT_TIMEOUT_MS="0", ACCESS_LOG="0")
+    django_setup(db_url, redis_url, LOG_LEVEL="ERROR", DB_STATEMENT_TIMEOUT_MS="0", ACCESS_LOG="0")
     from django.db import connection
 
     print(f"Machine: {machine()}, {pg_version()}; load average {os.getloadavg()[0]:.2f}; database bench_reports", flush=True)
@@ -222,6 +222,7 @@ def main() -> int:
         settle = settle_pairs(args.pairs, args.players, args.seed) if args.pairs else None
     finally:
         connection.close()
+        purge_celery_messages(redis_url, {os.getpid()})
         if not args.keep:
             drop_database(url, "bench_reports")
 

@@ -236,7 +236,7 @@ def server_env() -> dict[str, str]:
     env = dict(os.environ)
     if not env.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")) or not env.get("REDIS_URL"):
         sys.exit("load_stream.py runs the production setup: set DATABASE_URL=postgres://... and REDIS_URL=redis://...")
-    env.update(DEBUG="0", ALLOWED_HOSTS="127.0.0.1,localhost", TASK_RUNNER="celery", LOG_LEVEL="WARNING",
+    env.update(DEBUG="0", ALLOWED_HOSTS="127.0.0.1,localhost", LOG_LEVEL="WARNING",
                PYTHONUNBUFFERED="1")
     env.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
     env.setdefault("CHANNELS_PREFIX", "loadstream")
