@@ -2,8 +2,7 @@
 phone), against the real ASGI server with the virtual dealer running inside it.
 
 pytest-django's `live_server` is WSGI and cannot serve WebSockets, so the studio runs under uvicorn
-on the test database (hence PostgreSQL: a subprocess cannot see SQLite's in-memory test database),
-with VIRTUAL_DEALER_THREAD=1 so the server deals the match table itself and every broadcast leaves
+on the test database, with VIRTUAL_DEALER_THREAD=1 so the server deals the match table itself and every broadcast leaves
 from the process the pages are connected to (or goes through Redis when REDIS_URL is set).
 
 The match is a real 10-round chips match. Rounds 1 and 2 are played through the pages; then the

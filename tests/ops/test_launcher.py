@@ -58,9 +58,8 @@ class Launcher:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = tmp_path / "serve.log"
         env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-        if dj_settings.IS_POSTGRES:
-            env.update(DATABASE_URL=db_url_of_tests(), TASK_RUNNER="celery",
-                       CHANNELS_PREFIX=f"launcher-{uuid.uuid4().hex[:8]}", SECRET_KEY=dj_settings.SECRET_KEY)
+        env.update(DATABASE_URL=db_url_of_tests(), TASK_RUNNER="celery",
+                   CHANNELS_PREFIX=f"launcher-{uuid.uuid4().hex[:8]}", SECRET_KEY=dj_settings.SECRET_KEY)
         env.update(TMPDIR=str(tmp_path), **env_extra)  # the launcher's own files, gone with the test's
         args = args if collect else ("--no-collectstatic", *args)
         self.proc = subprocess.Popen([sys.executable, "scripts/serve.py", "--port", str(self.port), *args], cwd=ROOT, env=env,
@@ -174,7 +173,7 @@ def test_a_child_that_cannot_start_makes_the_launcher_exit_non_zero(launcher):
 def test_the_launcher_collects_the_static_files_and_the_server_serves_them_cached(launcher, tmp_path):
     """Into an empty STATIC_ROOT: the admin's stylesheet is served under its hashed name, cached for a
     year (immutable) and gzip-compressed. In production (DEBUG off) the admin's pages name that file;
-    in the embedded mode (DEBUG on) they name the plain one, served too."""
+    the plain one is served too."""
     static_root = tmp_path / "static"
     studio = launcher("--no-celery", "--no-virtual-dealer", collect=True, STATIC_ROOT=str(static_root))
     wait_until(studio.serving, "the studio to start", logs=[studio.log])
@@ -182,14 +181,11 @@ def test_the_launcher_collects_the_static_files_and_the_server_serves_them_cache
     page = localhttp.get(studio.url + "/admin/login/", timeout=10)
     assert page.status_code == 200
     href = re.search(r'href="(/static/admin/css/base[^"]*\.css)"', page.text)[1]
-    if dj_settings.IS_POSTGRES:  # production mode
-        assert re.fullmatch(r"/static/admin/css/base\.[0-9a-f]{12}\.css", href)
-        css = localhttp.get(studio.url + href, headers={"Accept-Encoding": "gzip"}, timeout=10)
-        assert css.status_code == 200 and css.headers["Content-Type"].startswith("text/css")
-        assert "immutable" in css.headers["Cache-Control"]
-        assert int(re.search(r"max-age=(\d+)", css.headers["Cache-Control"])[1]) >= 365 * 24 * 3600
-        assert css.headers["Content-Encoding"] == "gzip" and "body" in css.text
-    else:
-        assert href == "/static/admin/css/base.css"
+    assert re.fullmatch(r"/static/admin/css/base\.[0-9a-f]{12}\.css", href)
+    css = localhttp.get(studio.url + href, headers={"Accept-Encoding": "gzip"}, timeout=10)
+    assert css.status_code == 200 and css.headers["Content-Type"].startswith("text/css")
+    assert "immutable" in css.headers["Cache-Control"]
+    assert int(re.search(r"max-age=(\d+)", css.headers["Cache-Control"])[1]) >= 365 * 24 * 3600
+    assert css.headers["Content-Encoding"] == "gzip" and "body" in css.text
     plain = localhttp.get(studio.url + "/static/admin/css/base.css", timeout=10)
     assert plain.status_code == 200 and "body" in plain.text

@@ -1,14 +1,14 @@
 """Schemathesis against the live schema: no input is a server error, and every answer is what the
 schema says it is (status code, media type, body).
 
-On PostgreSQL the studio runs under uvicorn on the test database (tests.servers.studio_server: a
+The studio runs under uvicorn on the test database (tests.servers.studio_server: a
 subprocess, which can see it) with a table, an open round, a finished round with an incident, and
 a match in its lobby, and schemathesis's command line fuzzes every operation of /api/schema/ as
 each role would: anonymous, a player, a dealer and a supervisor (tokens from POST
 /api/auth/token/), seeded, at most 20 examples per operation and role (its fuzzing phase, valid
 and invalid data both; 6 under CI, every operation all the same), the four roles side by side. Each run's output is kept in
-test-artifacts/api-fuzz/. On SQLite (whose test database lives in this process) the same schema is
-fuzzed the same way in-process, through Django's WSGI handler (schemathesis's Python API).
+test-artifacts/api-fuzz/. A second test fuzzes the same schema in-process, through Django's WSGI
+handler (schemathesis's Python API), with every {id} a real object.
 """
 from __future__ import annotations
 
@@ -164,7 +164,7 @@ def _fuzz_in_process(schema, headers: dict, ids: dict, succeeded: set) -> list[s
 
 @pytest.mark.django_db
 def test_schemathesis_on_real_objects_finds_no_server_error_and_no_schema_violation():
-    """The same checks in-process, through Django's WSGI handler (so on SQLite too), with every {id}
+    """The same checks in-process, through Django's WSGI handler, with every {id}
     a real object (the open round, the match, the incident, a bet): the answers that succeed are
     checked against the schema as well as the refusals. The test's database connection stays open
     across requests, as Django's test client keeps it."""
