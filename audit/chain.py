@@ -17,13 +17,12 @@ a datetime in UTC with microseconds and a `Z` (2026-12-01T18:43:44.123456Z). Any
 float, a naive datetime, a key that is not a string) has no canonical form and is refused.
 
 Appending (`append`) advances the chain's head (audit.models.ChainHead) in the caller's
-transaction. On PostgreSQL it is one UPDATE: it takes the head row's lock, numbers the record and
-hashes it there with the server's sha256(), from the canonical form split around its seq (`halves`:
-the seq is known only once the row is locked), returning the seq, the hash before and the new one;
-Python computes the same hash from the same halves and refuses the append if they differ. Elsewhere
-(SQLite) the UPDATE numbers the record and returns the hash before it, and a second one stores the
-hash Python computed. A chain's first record needs an INSERT of its head first. The lock is held
-until commit, so a chain's records are numbered in commit order and a rollback leaves no gap.
+transaction, in one UPDATE: it takes the head row's lock, numbers the record and hashes it there
+with the server's sha256(), from the canonical form split around its seq (`halves`: the seq is
+known only once the row is locked), returning the seq, the hash before and the new one; Python
+computes the same hash from the same halves and refuses the append if they differ. A chain's first
+record needs an INSERT of its head first. The lock is held until commit, so a chain's records are
+numbered in commit order and a rollback leaves no gap.
 
 Lock order: the head is locked last. A writer first locks the rows it changes (the round; an
 incident; the wallets, by id; the table's row, which its stream counter and its change log lock
@@ -48,15 +47,13 @@ from .models import GENESIS, ChainHead
 
 STUDIO = "studio"  # the studio-wide chain: users' roles, flags and passwords (accounts.AccessChange)
 HEAD = ChainHead._meta.db_table
-_ADVANCE = f'UPDATE {HEAD} SET seq = seq + 1 WHERE "key" = %s RETURNING seq, hash'
 # link(hash, digest(before || seq || after)) in SQL: every SET expression reads the row as it was, so
 # `hash` is the previous record's and `seq + 1` the new record's (docstring above; `link`, `digest`).
 _SHA = "encode(sha256(convert_to({}, 'UTF8')), 'hex')"
-_ADVANCE_SEALED = (f'UPDATE {HEAD} SET seq = seq + 1, prev_hash = hash, '
-                   f'hash = {_SHA.format("hash || " + _SHA.format("%s || (seq + 1)::text || %s"))} '
-                   f'WHERE "key" = %s RETURNING seq, prev_hash, hash')
+_ADVANCE = (f'UPDATE {HEAD} SET seq = seq + 1, prev_hash = hash, '
+            f'hash = {_SHA.format("hash || " + _SHA.format("%s || (seq + 1)::text || %s"))} '
+            f'WHERE "key" = %s RETURNING seq, prev_hash, hash')
 _CREATE = f'INSERT INTO {HEAD} ("key", seq, hash) VALUES (%s, 0, %s) ON CONFLICT ("key") DO NOTHING'
-_SEAL = f'UPDATE {HEAD} SET hash = %s WHERE "key" = %s'
 _HOLD = f'SELECT seq FROM {HEAD} WHERE "key" = %s FOR UPDATE'
 
 
@@ -136,14 +133,10 @@ def _hash(prev: str, before: str, seq: int, after: str) -> str:
 
 
 def _advance(cur, key: str, before: str, after: str):
-    """(seq, prev_hash, hash) of the record, the head advanced and sealed (PostgreSQL), or (seq,
-    prev_hash, None), the head advanced only; None if the chain has no head yet."""
-    if connection.vendor == "postgresql":
-        cur.execute(_ADVANCE_SEALED, [before, after, key])
-        return cur.fetchone()
-    cur.execute(_ADVANCE, [key])
-    row = cur.fetchone()
-    return None if row is None else (*row, None)
+    """(seq, prev_hash, hash) of the record, the head advanced and sealed; None if the chain has no
+    head yet."""
+    cur.execute(_ADVANCE, [before, after, key])
+    return cur.fetchone()
 
 
 def append(key: str, form: dict) -> tuple[int, str, str]:
@@ -159,19 +152,15 @@ def append(key: str, form: dict) -> tuple[int, str, str]:
             row = _advance(cur, key, before, after)
         seq, prev, sealed = row
         new = _hash(prev, before, seq, after)
-        if sealed is None:
-            cur.execute(_SEAL, [new, key])
-        elif sealed != new:  # never stored: the caller's transaction rolls back
+        if sealed != new:  # never stored: the caller's transaction rolls back
             raise RuntimeError(f"chain {key} seq {seq}: the database's hash {sealed} is not {new}")
     return seq, prev, new
 
 
 def hold(key: str) -> None:
     """Lock the chain's head now, for a writer that must lock a reaction's rows before it appends
-    (see the module's docstring). SQLite has one writer at a time: nothing to do there."""
+    (see the module's docstring)."""
     assert connection.in_atomic_block, "a head is held until its writer's transaction ends"
-    if not connection.features.has_select_for_update:
-        return
     with connection.cursor() as cur:
         cur.execute(_HOLD, [key])
         if cur.fetchone() is None:

@@ -12,7 +12,7 @@ class ChainHead(models.Model):
     seq = models.BigIntegerField(default=0, help_text="The last record's chain_seq (0: none yet).")
     hash = models.CharField(max_length=64, default=GENESIS, help_text="The last record's hash (hex SHA-256).")
     prev_hash = models.CharField(max_length=64, null=True, blank=True,
-                                 help_text="The hash before the last record (its prev_hash), as the last append on PostgreSQL left it.")
+                                 help_text="The hash before the last record (its prev_hash), as the last append left it.")
 
     class Meta:
         ordering = ["key"]

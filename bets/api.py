@@ -113,8 +113,8 @@ class RoundBetsView(APIView):
 
     A bet is the studio's most frequent request, so this view is lean: JSON bodies only (the studio's
     JSON parser), the renderers of the settings (JSON; the browsable API with DEBUG) chosen at once
-    for the common Accept headers, and on PostgreSQL the token read with the bet's context in one
-    statement (bets.auth), so that a bet is that read and the service's guarded write."""
+    for the common Accept headers, and the token read with the bet's context in one statement
+    (bets.auth), so that a bet is that read and the service's guarded write."""
 
     parser_classes = [JSONParser]
     content_negotiation_class = CommonCaseNegotiation

@@ -1,11 +1,10 @@
-"""The bet view's token authentication: on PostgreSQL, the token, its user, their roles and the
-bet's context (bets.placing.bet_context_by_token) in one statement. A bet is then that read and its
-guarded write: two statements. What it accepts and refuses is accounts.auth's, word for word; the
+"""The bet view's token authentication: the token, its user, their roles and the bet's context
+(bets.placing.bet_context_by_token) in one statement. A bet is then that read and its guarded
+write: two statements. What it accepts and refuses is accounts.auth's, word for word; the
 context it read rides on the token (`request.auth.bet_context`) to the service, which checks it and
 writes only if nothing changed since (bets.services)."""
 from __future__ import annotations
 
-from django.db import connection
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
 
@@ -17,12 +16,12 @@ from .placing import bet_context_by_token
 
 class BetTokenAuthentication(TokenAuthentication):
     """accounts.auth's token authentication, reading the bet's context in the same statement for a
-    POST to a round's bets on PostgreSQL (elsewhere exactly accounts.auth's)."""
+    POST to a round's bets (for any other method exactly accounts.auth's)."""
 
     round_id = None
 
     def authenticate(self, request):
-        if request.method == "POST" and connection.vendor == "postgresql":
+        if request.method == "POST":
             self.round_id = request.parser_context["kwargs"]["pk"]  # DRF makes one authenticator per request
         return super().authenticate(request)
 

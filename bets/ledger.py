@@ -7,12 +7,12 @@ keep no materialised balance: theirs is the sum of their entries (see `account_b
 
 Three kinds of writers:
 - `post`: one movement between a wallet and the house or the mint (issuing chips, taking a bet back).
-- `bet_stake`: a new bet, its stake's debit and the BET pair, all or nothing. On PostgreSQL one
-  statement (data-modifying CTEs): the debit is conditional on the balance, and the bet and its
-  entries are inserted only if the debit happened. With `seen` (a wallet row version read without
-  locks) the statement takes effect only if the round still takes bets (its latest version, under
-  the shared lock closing betting waits for) and the wallet row is still that version; otherwise it
-  writes nothing and returns None. Elsewhere (SQLite) the bet's INSERT and `post`.
+- `bet_stake`: a new bet, its stake's debit and the BET pair, all or nothing, in one statement
+  (data-modifying CTEs): the debit is conditional on the balance, and the bet and its entries are
+  inserted only if the debit happened. With `seen` (a wallet row version read without locks) the
+  statement takes effect only if the round still takes bets (its latest version, under the shared
+  lock closing betting waits for) and the wallet row is still that version; otherwise it writes
+  nothing and returns None.
 - `round_entries`: set-based, a whole round at once (settlement, reversals, refunds): one entry per
   bet, one balancing entry for the house, and the wallets moved by the same sums, three statements
   whatever the number of bets. The unique keys (ledger_once_per_bet, ledger_once_per_round) make
@@ -64,7 +64,7 @@ def wallet_and_house(*, user, currency: str = DEFAULT_CURRENCY, lock: bool = Tru
     spend more CPU building the statement than PostgreSQL spends running it."""
     statement = (f"SELECT a.id, a.balance, {HOUSE_OF_WALLET} FROM {ACCOUNT} a "
                  "WHERE a.kind = 'player' AND a.user_id = %s AND a.currency = %s")
-    if lock and connection.features.has_select_for_update_of:
+    if lock:
         statement += " FOR UPDATE OF a"
     row = sql.fetch_one(statement, [user.pk, currency])
     if row is None or row[2] is None:  # a new player or a new currency (rare): create what is missing
@@ -150,16 +150,12 @@ STAKE_IF_UNCHANGED = _stake_statement(
 def bet_stake(*, round_id: int, player, wallet: Account, house: Account, spot: str, amount: Decimal,
               idempotency_key: str | None, seen: str | None = None) -> tuple[Bet, Decimal] | None:
     """Write a checked bet and debit its stake: (the bet, the wallet's new balance). Without `seen`,
-    under the wallet's lock (a debit the wallet cannot cover is refused). With `seen` (PostgreSQL, in
-    autocommit): None, and nothing written, if the round stopped taking bets or the wallet changed."""
+    under the wallet's lock (a debit the wallet cannot cover is refused). With `seen` (in autocommit):
+    None, and nothing written, if the round stopped taking bets or the wallet changed."""
     now = timezone.now()
     minor = to_minor(amount)
     values = [round_id, player.pk, wallet.pk, spot, minor, Bet.Status.OPEN.value, 0, idempotency_key,
               connection.ops.adapt_datetimefield_value(now), None]
-    if connection.vendor != "postgresql":
-        assert seen is None
-        bet = _bet(sql.fetch_one(INSERT_BET, values)[0], values, player)
-        return bet, post(wallet=wallet, counter=house, amount=-amount, kind=K.BET, bet=bet, round_id=round_id, allow_overdraft=False)
     params = {"round": round_id, "player": player.pk, "wallet": wallet.pk, "house": house.pk, "spot": spot, "amount": minor,
               "key": idempotency_key, "now": now}
     if seen is None:
@@ -182,15 +178,12 @@ def _bet(bet_id: int, values: list, player) -> Bet:
 # --- a whole round at once -------------------------------------------------------------------------
 
 def wallets_lock(cur, *, round_id: int, statuses: tuple[str, ...]) -> bool:
-    """Lock the wallets of the round's bets in `statuses`, in id order, as every other path locks them
-    (PostgreSQL; SQLite serialises writers anyway). Returns whether any of them is a seamless
-    player's (bets.seamless then writes the operators' side), read by the same statement."""
+    """Lock the wallets of the round's bets in `statuses`, in id order, as every other path locks them.
+    Returns whether any of them is a seamless player's (bets.seamless then writes the operators'
+    side), read by the same statement."""
     wallets = (f"SELECT id, operator_id FROM {ACCOUNT} WHERE id IN (SELECT account_id FROM {BET} WHERE round_id = %s "
                f"AND status IN {_literal(statuses)}) ORDER BY id")
-    if connection.vendor == "postgresql":
-        cur.execute(f"SELECT COALESCE(bool_or(w.operator_id IS NOT NULL), false) FROM ({wallets} FOR UPDATE) w", [round_id])
-    else:
-        cur.execute(f"SELECT COALESCE(MAX(w.operator_id IS NOT NULL), 0) FROM ({wallets}) w", [round_id])
+    cur.execute(f"SELECT COALESCE(bool_or(w.operator_id IS NOT NULL), false) FROM ({wallets} FOR UPDATE) w", [round_id])
     return bool(cur.fetchone()[0])
 
 
@@ -329,7 +322,7 @@ SELECT b.id FROM b, u"""
 def seamless_stake_if_unchanged(*, round_id: int, player, wallet: Account, house: Account, operator_account_id: int, spot: str,
                                 amount: Decimal, idempotency_key: str | None, seen: str, debit_id: int,
                                 operator_balance: Decimal | None) -> Bet | None:
-    """PostgreSQL, autocommit: seamless_stake in one statement, with the debit confirmed (pending to
+    """In autocommit: seamless_stake in one statement, with the debit confirmed (pending to
     ok, its row locked first) and tied to the bet, if the round still takes bets and the wallet row
     is still the version `seen` when the rules were checked (as bet_stake's guard); otherwise
     nothing is written and None is returned (the caller takes the locked way)."""

@@ -9,7 +9,7 @@ and main side in the round. It comes two ways:
 - locked (`locked=True`, inside a transaction): the round FOR SHARE (bets do not wait for each
   other, but closing betting waits for the bets in flight) and the wallet FOR UPDATE, the lock order
   of everywhere: the round, then the wallet. A first bet in a currency creates the accounts.
-- unlocked (PostgreSQL, autocommit): the same row without locks, plus the wallet row's version
+- unlocked (autocommit): the same row without locks, plus the wallet row's version
   (xmin). The write (bets.ledger.bet_stake with `seen`) then takes effect only if the round still
   takes bets and the wallet row is still that version. Every change to a player's bets in a round (a
   bet, a cancel, a refund, a settlement) changes their wallet, so an unchanged wallet means that the
@@ -23,8 +23,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
-from django.db import connection
-
 from studio import auth, sql
 from studio.errors import NotFound
 from studio.money import from_minor
@@ -38,7 +36,7 @@ from .models import Account
 ROUND_FIELDS = ["id", "table_id", "status", "closes_at", "settings"]  # what betting needs of the round
 _ROUND_COLUMNS = sql.columns(Round, ROUND_FIELDS, alias="r")
 _ROUND_TABLE = Round._meta.db_table
-ROUND_FOR_BETTING = f"SELECT {_ROUND_COLUMNS} FROM {_ROUND_TABLE} r WHERE r.id = %s"
+ROUND_FOR_BETTING = f"SELECT {_ROUND_COLUMNS} FROM {_ROUND_TABLE} r WHERE r.id = %s FOR SHARE"
 _MINE = f"FROM {BET} b WHERE b.round_id = r.id AND b.player_id = a.user_id AND b.status = 'open'"
 # The round, the player's wallet (a) in its currency, the house, the player's open stake and main side.
 _MAIN_SPOTS = ", ".join(f"'{side.value}'" for side in Side)  # the two main bets, from the engine (constants, not input)
@@ -46,20 +44,18 @@ _CONTEXT_COLUMNS = (f"{_ROUND_COLUMNS}, a.id, a.balance, {HOUSE_OF_WALLET}, (SEL
                     f"(SELECT MIN(b.spot) {_MINE} AND b.spot IN ({_MAIN_SPOTS})), a.operator_id")
 
 
-def _wallet_join(currency: str, user: str = "%s") -> str:
-    return f"JOIN {ACCOUNT} a ON a.kind = 'player' AND a.user_id = {user} AND a.currency = {currency}"
-
-
-_PG_CURRENCY = "r.settings->>'currency'"
-_PG_WALLET = _wallet_join(_PG_CURRENCY)
+def _wallet_join(user: str = "%s") -> str:
+    return f"JOIN {ACCOUNT} a ON a.kind = 'player' AND a.user_id = {user} AND a.currency = r.settings->>'currency'"
 
 
 def _unlocked(user: str = "%s") -> str:
-    """The unlocked read (PostgreSQL): the context and the wallet row's version; the round's id a parameter."""
-    return f"SELECT {_CONTEXT_COLUMNS}, a.xmin::text FROM {_ROUND_TABLE} r {_wallet_join(_PG_CURRENCY, user)} WHERE r.id = %s"
+    """The unlocked read: the context and the wallet row's version; the round's id a parameter."""
+    return f"SELECT {_CONTEXT_COLUMNS}, a.xmin::text FROM {_ROUND_TABLE} r {_wallet_join(user)} WHERE r.id = %s"
 
 
 _UNLOCKED = _unlocked()
+# The locked read: its parameters are the player's id, then the round's.
+LOCKED_CONTEXT = f"SELECT {_CONTEXT_COLUMNS} FROM {_ROUND_TABLE} r {_wallet_join()} WHERE r.id = %s FOR SHARE OF r FOR UPDATE OF a"
 
 
 _CONTEXT_WIDTH = len(ROUND_FIELDS) + 7  # the context's columns and the wallet's version
@@ -78,7 +74,7 @@ def _by_token() -> str:
 
 
 def bet_context_by_token(*, key: str, round_id: int):
-    """PostgreSQL: (the token's user with their roles, the token's expiry, the user's unlocked context
+    """(the token's user with their roles, the token's expiry, the user's unlocked context
     in the round or None) in one statement, for the bet view's authentication (bets.auth); None when
     there is no such token. The context is None without a round or a wallet in its currency: the
     locked read then handles it."""
@@ -104,19 +100,10 @@ class BetContext:
 
 def lock_round_for_betting(round_id: int) -> Round:
     """The round's shared lock alone (a match's Bet, repeating bets), as the locked read takes it."""
-    for_share = " FOR SHARE" if connection.vendor == "postgresql" else ""
-    row = sql.fetch_one(ROUND_FOR_BETTING + for_share, [round_id])
+    row = sql.fetch_one(ROUND_FOR_BETTING, [round_id])
     if row is None:
         raise NotFound("No such round.", code="not_found")
     return sql.instance(Round, ROUND_FIELDS, row)
-
-
-def context_statement() -> str:
-    """The locked read's SELECT for this database; its parameters are the player's id, then the round's."""
-    if connection.vendor == "postgresql":
-        return f"SELECT {_CONTEXT_COLUMNS} FROM {_ROUND_TABLE} r {_PG_WALLET} WHERE r.id = %s FOR SHARE OF r FOR UPDATE OF a"
-    currency = "json_extract(r.settings, '$.currency')"
-    return f"SELECT {_CONTEXT_COLUMNS} FROM {_ROUND_TABLE} r {_wallet_join(currency)} WHERE r.id = %s"
 
 
 def bet_context(*, round_id: int, player, locked: bool) -> BetContext | None:
@@ -126,12 +113,11 @@ def bet_context(*, round_id: int, player, locked: bool) -> BetContext | None:
     n = len(ROUND_FIELDS)
     if not locked:
         return _seen(sql.fetch_one(_UNLOCKED, [player.pk, round_id]), player)
-    statement = context_statement()
-    row = sql.fetch_one(statement, [player.pk, round_id])
+    row = sql.fetch_one(LOCKED_CONTEXT, [player.pk, round_id])
     if row is None or row[n + 2] is None:  # no such round, or a first bet in this currency: make the accounts, read again
         rnd = lock_round_for_betting(round_id)
         wallet_and_house(user=player, currency=rnd.settings["currency"])
-        row = sql.fetch_one(statement, [player.pk, round_id])
+        row = sql.fetch_one(LOCKED_CONTEXT, [player.pk, round_id])
     return _context(row, player)
 
 

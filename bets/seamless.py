@@ -233,9 +233,9 @@ def _write(*, player, link: OperatorPlayer, round_id: int, wanted: list, debits:
 
 
 def _write_if_unchanged(*, player, link: OperatorPlayer, context: BetContext, item, stake: Decimal, debit: WalletTransaction) -> Bet | None:
-    """One bet, in one guarded statement (PostgreSQL, autocommit), if nothing changed since its rules
+    """One bet, in one guarded statement (autocommit), if nothing changed since its rules
     were checked on the unlocked read: None otherwise (the locked way decides)."""
-    if connection.vendor != "postgresql" or connection.in_atomic_block:
+    if connection.in_atomic_block:
         return None
     bet = ledger.seamless_stake_if_unchanged(round_id=context.round.pk, player=player, wallet=context.wallet, house=context.house,
                                              operator_account_id=link.operator_account_id, spot=item.spot, amount=stake,

@@ -102,13 +102,13 @@ def _bet_place(wanted: Wanted) -> tuple[Bet, bool]:
 
 
 def _optimistic(wanted: Wanted) -> bool:
-    """The concurrency strategy, chosen here and nowhere else. A bet on its own (an API call on
-    PostgreSQL, not inside another transaction) is read without locks and written in one guarded,
-    autocommitted statement: BEGIN and COMMIT would be two more round trips, and the locks would be
-    held across them. Everything else is locked: a match's bets and repeats (several bets, all or
-    none, in the caller's transaction), SQLite, and an optimistic bet whose round or wallet changed
-    between its read and its write."""
-    return not wanted.via_match and connection.vendor == "postgresql" and not connection.in_atomic_block
+    """The concurrency strategy, chosen here and nowhere else. A bet on its own (an API call, not
+    inside another transaction) is read without locks and written in one guarded, autocommitted
+    statement: BEGIN and COMMIT would be two more round trips, and the locks would be held across
+    them. Everything else is locked: a match's bets and repeats (several bets, all or none, in the
+    caller's transaction), and an optimistic bet whose round or wallet changed between its read and
+    its write."""
+    return not wanted.via_match and not connection.in_atomic_block
 
 
 def _place(wanted: Wanted, *, locked: bool) -> Bet | None:

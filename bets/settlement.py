@@ -53,9 +53,8 @@ def round_settle(*, round_id: int) -> bool:
         rnd = Round.objects.select_for_update().filter(pk=round_id).first()
         if rnd is None or rnd.status != Round.Status.FINISHED:
             return False
-        if connection.vendor == "postgresql":  # background work: its own statement limit, not a request's
-            with connection.cursor() as cur:
-                cur.execute("SELECT set_config('statement_timeout', %s, true)", [str(settings.SETTLE_STATEMENT_TIMEOUT_MS)])
+        with connection.cursor() as cur:  # background work: its own statement limit, not a request's
+            cur.execute("SELECT set_config('statement_timeout', %s, true)", [str(settings.SETTLE_STATEMENT_TIMEOUT_MS)])
         _settle(rnd, frm=Round.Status.FINISHED, action="settled")
         return True
 

@@ -12,7 +12,7 @@ Between two of the round's events, more than GAP_LIMIT other records (a void or 
 long after the deal) are not listed: the record declares the gap (`after`, `before`), and the
 script checks the links on each side of it; verify_audit checks the whole chain in the studio.
 
-Read in one consistent snapshot (REPEATABLE READ on PostgreSQL), so a round dealt meanwhile is
+Read in one consistent snapshot (REPEATABLE READ), so a round dealt meanwhile is
 recorded as it was at one instant. Set-based: a few queries, whatever the number of bets.
 """
 from __future__ import annotations
@@ -41,11 +41,11 @@ GAP_LIMIT = 500  # other records listed between two of the round's events, at mo
 
 @contextmanager
 def snapshot() -> Iterator[None]:
-    """One consistent read: a transaction, REPEATABLE READ and read-only on PostgreSQL when it is
-    the outermost one (its first statement)."""
+    """One consistent read: a transaction, REPEATABLE READ and read-only when it is the outermost
+    one (its first statement)."""
     outermost = not connection.in_atomic_block
     with transaction.atomic():
-        if outermost and connection.vendor == "postgresql":
+        if outermost:
             with connection.cursor() as cur:
                 cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         yield

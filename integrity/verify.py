@@ -11,8 +11,8 @@ events say, and each Incident's kind, status, notes and resolution what its even
 is the offline script's (audit.offline), so the studio and an auditor's copy agree.
 
 Streaming: rows are read in order through cursors in chunks, a table's rounds in batches; memory
-holds a chunk, never a chain. Everything is read in one transaction (REPEATABLE READ on
-PostgreSQL): a round dealt meanwhile is seen as it was when the check began.
+holds a chunk, never a chain. Everything is read in one transaction (REPEATABLE READ): a round
+dealt meanwhile is seen as it was when the check began.
 """
 from __future__ import annotations
 

@@ -59,8 +59,7 @@ class Rollup(models.Model):
         indexes = [
             # A report reads a period's rows, the rounds as a whole or the spots, from these alone (an
             # index-only scan, in hour order): a period's rows are a range of each, and its rows are
-            # not spread over pages shared with the other kind. PostgreSQL only; elsewhere plain
-            # partial indexes on the hour.
+            # not spread over pages shared with the other kind.
             models.Index(fields=["hour"], name="rollup_round_hour_idx", condition=Q(spot=""),
                          include=["table_id", "dealer_id", "shift_id", *ROUND_FIGURES]),
             models.Index(fields=["hour"], name="rollup_spot_hour_idx", condition=~Q(spot=""),

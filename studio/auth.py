@@ -9,7 +9,6 @@ import functools
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.db import connection
 
 from studio import sql
 from studio.roles import ROLES
@@ -24,8 +23,7 @@ def user_columns() -> tuple[str, list[str]]:
     fields = ["id", User.USERNAME_FIELD, "is_active", "is_staff", "is_superuser"]
     link = User.groups.through._meta
     roles = ", ".join(f"'{role}'" for role in ROLES)  # constants
-    joined = "string_agg(g.name, ',')" if connection.vendor == "postgresql" else "group_concat(g.name, ',')"
-    return (f"{sql.columns(User, fields, alias='u')}, (SELECT {joined} FROM {link.db_table} ug JOIN {Group._meta.db_table} g "
+    return (f"{sql.columns(User, fields, alias='u')}, (SELECT string_agg(g.name, ',') FROM {link.db_table} ug JOIN {Group._meta.db_table} g "
             f"ON g.id = ug.group_id WHERE ug.user_id = u.id AND g.name IN ({roles}))", fields)
 
 

@@ -4,14 +4,12 @@
 
 Busy: a request that waited its bound for a pooled connection (psycopg_pool's PoolTimeout, after
 DB_POOL_TIMEOUT), a row lock (LockNotAvailable, after DB_LOCK_TIMEOUT_MS) or its statement
-(QueryCanceled, after DB_STATEMENT_TIMEOUT_MS), or SQLite's "database is locked". Django raises each
-as its OperationalError with psycopg's (or sqlite3's) error as the cause. The transaction it was in
-rolls back, so nothing of the request is applied; the DRF handler and BusyMiddleware (every other
-view) answer the same JSON 503."""
+(QueryCanceled, after DB_STATEMENT_TIMEOUT_MS). Django raises each as its OperationalError with
+psycopg's error as the cause. The transaction it was in rolls back, so nothing of the request is
+applied; the DRF handler and BusyMiddleware (every other view) answer the same JSON 503."""
 from __future__ import annotations
 
 import logging
-import sqlite3
 
 from django.core.exceptions import PermissionDenied, ValidationError as DjangoValidationError
 from django.db import OperationalError
@@ -149,7 +147,7 @@ def is_busy(exc: BaseException) -> bool:
     if not isinstance(exc, OperationalError):
         return False
     cause = exc.__cause__
-    return isinstance(cause, _BUSY_CAUSES) or (isinstance(cause, sqlite3.OperationalError) and "locked" in str(cause))
+    return isinstance(cause, _BUSY_CAUSES)
 
 
 BUSY_BODY = {"code": "busy", "message": "The studio is busy: try again in a moment.", "fields": {}}

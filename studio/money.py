@@ -1,6 +1,5 @@
 """Exact money. Amounts are Decimals in Python and whole hundredths of a chip in the database
-(BIGINT), so that set-based SQL (settlement) does integer arithmetic on every backend, SQLite
-included, and never a float."""
+(BIGINT), so that set-based SQL (settlement) does integer arithmetic, and never a float."""
 from __future__ import annotations
 
 import re

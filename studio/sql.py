@@ -1,9 +1,9 @@
-"""Plain SQL for the hottest paths (placing a bet, authenticating a token), on any backend.
+"""Plain SQL for the hottest paths (placing a bet, authenticating a token).
 
 The ORM spends more CPU building such a statement than PostgreSQL spends running it, and every bet
 runs a few of them. These helpers run a written statement
 and turn its row into a model instance exactly as the ORM would: the same database converters
-(dates on SQLite, JSON, money), and the instance marked as loaded from the database.
+(JSON, money), and the instance marked as loaded from the database.
 """
 from __future__ import annotations
 
@@ -16,13 +16,6 @@ def fetch_one(sql: str, params: list | tuple = ()):
     with connection.cursor() as cur:
         cur.execute(sql, params)
         return cur.fetchone()
-
-
-def execute(sql: str, params: list | tuple = ()) -> int:
-    """Run a statement that returns no row; the number of rows it changed."""
-    with connection.cursor() as cur:
-        cur.execute(sql, params)
-        return cur.rowcount
 
 
 def fetch_all(sql: str, params: list | tuple = ()) -> list[tuple]:

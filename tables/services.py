@@ -137,21 +137,20 @@ REFUSED_SCANS = ("invalid_card", "duplicate_card")  # what the integrity monitor
 
 # Every card reads its round under the lock, then its cards (a second statement: one that waited for
 # the lock would see the cards as they were when it started), and writes its card and the round's
-# count in one (two on SQLite, which has no INSERT in a WITH): written SQL, as the ORM spends more
-# CPU building these statements than the database spends running them (studio.sql).
-_ROUND_BY_ID = f"{ROUND_SELECT} WHERE id = %s"
+# count in one: written SQL, as the ORM spends more CPU building these statements than the database
+# spends running them (studio.sql).
+_ROUND_LOCKED = f"{ROUND_SELECT} WHERE id = %s FOR UPDATE"
 _CARD_FIELDS = ["id", "round_id", "position", "side", "card", "dealt_at"]
-_CARD_INSERT = (f"INSERT INTO {DealtCard._meta.db_table} ({sql.columns(DealtCard, _CARD_FIELDS[1:])}) "
-                f"VALUES (%s, %s, %s, %s, %s) RETURNING {sql.columns(DealtCard, _CARD_FIELDS)}")
-_CARDS_DEALT = f"UPDATE {Round._meta.db_table} SET cards_dealt = %s WHERE id = %s"
-_CARD_INSERT_COUNTED = f"WITH counted AS ({_CARDS_DEALT}) {_CARD_INSERT}"
+_CARD_INSERT_COUNTED = (
+    f"WITH counted AS (UPDATE {Round._meta.db_table} SET cards_dealt = %s WHERE id = %s) "
+    f"INSERT INTO {DealtCard._meta.db_table} ({sql.columns(DealtCard, _CARD_FIELDS[1:])}) "
+    f"VALUES (%s, %s, %s, %s, %s) RETURNING {sql.columns(DealtCard, _CARD_FIELDS)}")
 
 
 def round_locked(*, round_id: int, user=None) -> Round:
     """The round, locked until the caller's transaction ends; 404 if there is none, or if `user` (a
     person acting on it) may not see its table (tables.access: no query for a public table's round)."""
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # SQLite: one writer at a time
-    row = sql.fetch_one(_ROUND_BY_ID + lock, [round_id])
+    row = sql.fetch_one(_ROUND_LOCKED, [round_id])
     if row is None:
         raise NotFound(NOT_FOUND["round"], code="not_found")
     rnd = sql.instance(Round, ROUND_FIELDS, row)
@@ -163,11 +162,7 @@ def round_locked(*, round_id: int, user=None) -> Round:
 def _card_insert(*, rnd: Round, position: int, side: str, card: str) -> DealtCard:
     """Write the card and the round's count of cards (the match's count too: round_finish writes it again)."""
     params = [rnd.pk, position, side, card, connection.ops.adapt_datetimefield_value(timezone.now())]
-    if connection.vendor == "postgresql":
-        row = sql.fetch_one(_CARD_INSERT_COUNTED, [position, rnd.pk, *params])
-    else:
-        sql.execute(_CARDS_DEALT, [position, rnd.pk])
-        row = sql.fetch_one(_CARD_INSERT, params)
+    row = sql.fetch_one(_CARD_INSERT_COUNTED, [position, rnd.pk, *params])
     rnd.cards_dealt = position
     return sql.instance(DealtCard, _CARD_FIELDS, row)
 

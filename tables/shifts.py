@@ -39,8 +39,8 @@ from .models import Shift, Table
 
 End = Shift.End
 ATTEMPTS = 3
-# How a violated open-shift index names itself: PostgreSQL by the constraint, SQLite by the table.
-OPEN_SHIFT_INDEXES = ("one_open_shift_per_table", "one_open_shift_per_dealer", "tables_shift.")
+# How a violated open-shift index names itself: by its constraint's name.
+OPEN_SHIFT_INDEXES = ("one_open_shift_per_table", "one_open_shift_per_dealer")
 
 
 class _Moved(Exception):

@@ -1,10 +1,10 @@
 """What a watcher gets on connect, or after a gap in `seq`: the whole state of a table.
 
 `seq` is the table's last event number: the snapshot includes every event up to it and none after.
-On PostgreSQL it is read in one REPEATABLE READ transaction, so the round, the history and `seq`
-are one consistent picture. Elsewhere (embedded SQLite) `seq` is read first, so a change committed
-meanwhile may be in the snapshot and also come as an event after it (never the other way round:
-nothing is missed); clients apply events idempotently (a card by its position)."""
+It is read in one REPEATABLE READ transaction, so the round, the history and `seq` are one
+consistent picture. Inside a caller's transaction it is read in that transaction, `seq` first, so a
+change committed meanwhile may be in the snapshot and also come as an event after it (never the
+other way round: nothing is missed); clients apply events idempotently (a card by its position)."""
 from django.db import connection, transaction
 
 from .models import Round, Table
@@ -14,7 +14,7 @@ HISTORY = 50
 
 
 def table_snapshot(*, table_id: int) -> dict | None:
-    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+    if not connection.in_atomic_block:
         with transaction.atomic():
             with connection.cursor() as cur:
                 cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")

@@ -57,21 +57,20 @@ def transition_or_refuse(*, round_id: int, frm: str, to: str, **kwargs) -> None:
 
 
 def table_lock(*, table_id: int) -> None:
-    """Lock the table's row before its chain's head (PostgreSQL; SQLite has one writer at a time).
+    """Lock the table's row before its chain's head.
     The table's stream counter (tables.stream) and its change log's writers lock that row too, so a
     round's writer that took the head first and the row after (to number its stream event) would
     wait on a change-log writer holding the row and waiting on the head. One statement; nothing
     waits on it that would not wait on the stream counter a moment later."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cur:
-            cur.execute(_TABLE_LOCK, [table_id])
+    with connection.cursor() as cur:
+        cur.execute(_TABLE_LOCK, [table_id])
 
 
 def audit(*, round_id: int, actor, action: str, frm: str = "", to: str = "", data: dict | None = None,
           table_id: int | None = None, at=None, table_locked: bool = False) -> RoundEvent:
     """The audit record of a round's change, numbered and hashed in its table's chain before its
     INSERT: the table's row locked (table_lock), then the chain's head advanced (audit.chain.append):
-    two statements more on PostgreSQL, one if the caller holds the table's row already
+    two statements more, one if the caller holds the table's row already
     (`table_locked`: it locked the row, or numbered its stream event first, whose UPDATE locks it:
     tables.stream.table_event). The caller
     holds the round's lock (and its wallets', if any); the head is locked last. `at`: when the

@@ -27,19 +27,9 @@ class Migration(migrations.Migration):
             name='player',
             field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='bets', to=settings.AUTH_USER_MODEL),
         ),
+        migrations.RunSQL(
+            ["ALTER TABLE bets_bet SET (fillfactor = 60)", "ALTER TABLE bets_account SET (fillfactor = 70)"],
+            ["ALTER TABLE bets_bet RESET (fillfactor)", "ALTER TABLE bets_account RESET (fillfactor)"],
+        ),
     ]
 
-
-def _fillfactor(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("ALTER TABLE bets_bet SET (fillfactor = 60)")
-        schema_editor.execute("ALTER TABLE bets_account SET (fillfactor = 70)")
-
-
-def _fillfactor_back(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("ALTER TABLE bets_bet RESET (fillfactor)")
-        schema_editor.execute("ALTER TABLE bets_account RESET (fillfactor)")
-
-
-Migration.operations.append(migrations.RunPython(_fillfactor, _fillfactor_back))

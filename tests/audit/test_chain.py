@@ -54,7 +54,7 @@ def test_the_halves_around_the_seq_make_the_canonical_numbered_form(form):
 
 @pytest.mark.django_db
 def test_the_databases_hash_is_the_chains_hash_for_any_content():
-    """On PostgreSQL the head hashes the record in its UPDATE (audit.chain.append); Python computes
+    """The head hashes the record in its UPDATE (audit.chain.append); Python computes
     the same link and refuses a difference. Contents with non-ASCII text, escapes and nested "seq"
     keys, over several records, each checked against the hash computed here from scratch."""
     forms = [{"kind": "x", "note": "Bahar – ₹ \"quoted\" \\ and\nnewline"}, {"kind": "x", "data": {"seq": 0}},
@@ -93,22 +93,20 @@ def test_a_rolled_back_append_leaves_no_gap():
 
 
 @pytest.mark.django_db
-def test_an_append_costs_one_statement_on_postgresql_and_a_chains_first_three():
+def test_an_append_costs_one_statement_and_a_chains_first_three():
     with transaction.atomic(), CaptureQueriesContext(connection) as first:
         chain.append("test", {"kind": "x"})
     with transaction.atomic(), CaptureQueriesContext(connection) as next_:
         chain.append("test", {"kind": "x"})
-    # PostgreSQL: the UPDATE that numbers and hashes (the first: UPDATE with no row, INSERT, UPDATE);
-    # SQLite: an UPDATE that numbers and one that stores the hash (the first: four)
-    assert (len(first), len(next_)) == ((3, 1) if connection.vendor == "postgresql" else (4, 2))
+    # The UPDATE that numbers and hashes (the first: UPDATE with no row, INSERT, UPDATE)
+    assert (len(first), len(next_)) == (3, 1)
 
 
 @pytest.mark.django_db
 def test_a_card_locks_its_tables_row_once_and_its_chains_head_after_it(table, dealer):
     """Numbering the card's stream event locks the table's row (tables.stream), before the chain's
-    head (the lock order of audit.chain): no separate row lock. The head: one statement on
-    PostgreSQL, two on SQLite. Six statements in all on PostgreSQL, besides BEGIN and COMMIT (the
-    card's INSERT writes the round's count too)."""
+    head (the lock order of audit.chain): no separate row lock. The head: one statement. Six
+    statements in all, besides BEGIN and COMMIT (the card's INSERT writes the round's count too)."""
     rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
     round_close_betting(round_id=rnd.pk, actor=dealer)
     with CaptureQueriesContext(connection) as seen:
@@ -117,10 +115,9 @@ def test_a_card_locks_its_tables_row_once_and_its_chains_head_after_it(table, de
     assert not [sql for sql in statements if "FOR NO KEY UPDATE" in sql], statements
     heads = [i for i, sql in enumerate(statements) if "audit_chainhead" in sql]
     counter = [i for i, sql in enumerate(statements) if "stream_seq" in sql]
-    assert len(heads) == (1 if connection.vendor == "postgresql" else 2), statements
+    assert len(heads) == 1, statements
     assert len(counter) == 1 and counter[0] < heads[0], statements
-    if connection.vendor == "postgresql":
-        assert len(statements) == 6, statements
+    assert len(statements) == 6, statements
 
 
 @pytest.mark.django_db
@@ -132,8 +129,7 @@ def test_opening_a_round_locks_its_tables_row_once_before_the_head(table, dealer
     statements = [q["sql"] for q in seen.captured_queries]
     locks = [i for i, sql in enumerate(statements) if "tables_table" in sql and "FOR " in sql]
     heads = [i for i, sql in enumerate(statements) if "audit_chainhead" in sql]
-    if connection.vendor == "postgresql":
-        assert len(locks) == 1 and locks[0] < heads[0], statements
+    assert len(locks) == 1 and locks[0] < heads[0], statements
 
 
 @pytest.mark.parametrize("model, left_out", [

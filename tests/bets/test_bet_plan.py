@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from bets.ledger import wallet_get
 from bets.models import Bet
-from bets.placing import context_statement
+from bets.placing import LOCKED_CONTEXT
 from tables.models import Round
 from tables.services import round_open
 
@@ -59,7 +59,7 @@ def test_the_bet_context_reads_only_the_players_bets(dealer, alice, bob, make_ta
                                for _ in range(3000)]
                             + [Bet(round=rnd, player=alice, account=wallets[alice.pk], spot=spot, amount=5, created_at=now)
                                for spot in ("andar", "count_1_5")])
-    nodes = generic_plan(context_statement(), "bigint, bigint", f"{alice.pk}, {rnd.pk}")
+    nodes = generic_plan(LOCKED_CONTEXT, "bigint, bigint", f"{alice.pk}, {rnd.pk}")
     scans = [n for n in nodes if n.get("Relation Name") == Bet._meta.db_table]
     assert len(scans) == 2, scans  # the stake so far, and the main side
     read = [n["Actual Loops"] * (n["Actual Rows"] + n.get("Rows Removed by Filter", 0) + n.get("Rows Removed by Index Recheck", 0))

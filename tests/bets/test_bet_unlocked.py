@@ -1,4 +1,4 @@
-"""A bet on its own (not inside another transaction) on PostgreSQL: read without locks, checked,
+"""A bet on its own (not inside another transaction): read without locks, checked,
 written in one statement only if nothing changed, else placed the locked way (bets.services).
 
 These tests are transactional: inside the test's own transaction every bet takes the locked way.

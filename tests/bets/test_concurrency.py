@@ -1,6 +1,10 @@
-"""Real parallel requests against the live server on PostgreSQL: one player's simultaneous bets
+"""Real parallel requests against the live server: one player's simultaneous bets
 never overdraw, a bet racing the close of betting is accepted before it or refused, and two
-settlements at once pay once."""
+settlements at once pay once.
+
+The live server runs in this process: its threads take their connections from the pool the test
+shares (tests.parallel), so a race sends at once no more requests than the pool lends connections
+(the server could run no more of them at once anyway: the others would wait for a connection)."""
 import threading
 import time
 from collections import Counter
@@ -12,7 +16,7 @@ from django.db import connection, connections, transaction
 from django.db.models import Sum
 from accounts.tokens import token_issue
 
-from bets.ledger import wallet_get
+from bets.ledger import chips_set, wallet_get
 from bets.models import Account, Bet, LedgerEntry
 from bets.services import bet_place
 from bets.settlement import round_settle
@@ -21,12 +25,19 @@ from tables.models import Round
 from tables.services import round_open
 from tests import localhttp
 from tests.bets.flow import D, EXAMPLE_2_CARDS, balance, entries_sum, finish_without_settling, quick_player
-from tests.parallel import at_once
+from tests.parallel import at_once, make_room, pool_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SPOTS = ["andar", "bahar", "count_1_5", "count_6_10", "count_11_15"]
 ANDAR_50 = {"spot": "andar", "amount": "50"}
+MOST_RACERS = 50
+
+
+def racers(most: int = MOST_RACERS) -> int:
+    """How many requests a race sends at once: `most`, or fewer if the pool lends fewer connections."""
+    room = pool_room()
+    return most if room is None else min(most, room)
 
 
 def token_of(user) -> str:
@@ -53,13 +64,16 @@ class Caller:
 @pytest.fixture
 def http(live_server):
     """http(user) -> a connected Caller, http(u1, u2, ...) -> a list of them (connected 8 at a time,
-    within the server's backlog). All are closed at the end, so the server threads end (and close
-    their database connections) before the test database is flushed."""
+    within the server's backlog, and within what the pool lends the server's threads). All are
+    closed at the end, so the server threads end (and close their database connections) before the
+    test database is flushed."""
     made = []
 
     def connect(*users):
         tokens = {u.pk: token_of(u) for u in users}
-        with ThreadPoolExecutor(max_workers=8) as pool:
+        workers = racers(min(8, len(users)))
+        make_room(workers)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
             callers = list(pool.map(lambda u: Caller(live_server.url, tokens[u.pk]), users))
         made.extend(callers)
         return callers[0] if len(users) == 1 else callers
@@ -75,29 +89,36 @@ def assert_wallets_match_their_entries():
     assert LedgerEntry.objects.aggregate(s=Sum("amount"))["s"] == 0
 
 
-def test_fifty_simultaneous_bets_from_a_player_who_can_afford_ten(http, make_table, dealer, alice):
+def test_simultaneous_bets_from_a_player_who_can_afford_a_fifth_of_them(http, make_table, dealer, alice):
+    """As many bets at once as the pool lends connections (MOST_RACERS at most), each of 100 chips,
+    from a player whose chips cover a fifth of them: that fifth is accepted, the others refused."""
+    n = racers()
+    affordable = n // 5
+    assert affordable >= 1, f"a pool of {n} connections is too small for this race"
+    chips_set(user=alice, balance=D(100 * affordable))
     table = make_table(min_bet=D("10"), max_bet=D("100000"), allow_both_sides=True, betting_seconds=300)
     rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
-    callers = http(*[alice] * 50)
+    callers = http(*[alice] * n)
     path = f"/api/rounds/{rnd.pk}/bets/"
 
-    results = at_once(*[lambda i=i: callers[i].post(path, {"spot": SPOTS[i % 5], "amount": "100"}) for i in range(50)])
+    results = at_once(*[lambda i=i: callers[i].post(path, {"spot": SPOTS[i % 5], "amount": "100"}) for i in range(n)])
 
     assert not [r for r in results if isinstance(r, BaseException)], results
     responses = [r[2] for r in results]
-    assert Counter(r.status_code for r in responses) == {201: 10, 400: 40}, [r.text for r in responses if r.status_code >= 500]
+    assert Counter(r.status_code for r in responses) == {201: affordable, 400: n - affordable}, \
+        [r.text for r in responses if r.status_code >= 500]
     assert {r.json()["code"] for r in responses if r.status_code == 400} == {"insufficient_funds"}
     assert balance(alice) == D("0")
     accepted = {r.json()["id"] for r in responses if r.status_code == 201}
     assert set(Bet.objects.filter(round=rnd).values_list("id", flat=True)) == accepted
-    assert LedgerEntry.objects.filter(account__user=alice, kind="bet").count() == 10
+    assert LedgerEntry.objects.filter(account__user=alice, kind="bet").count() == affordable
     assert_wallets_match_their_entries()
 
 
 def test_a_bet_racing_the_close_is_accepted_before_it_or_refused(http, make_table, dealer):
     table = make_table(max_bet=D("100000"), allow_both_sides=True, betting_seconds=300)
     rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
-    players = [quick_player(f"racer{i}", 100000) for i in range(8)]
+    players = [quick_player(f"racer{i}", 100000) for i in range(racers(9) - 1)]  # and the dealer's close
     bettors = http(*players)
     closer = http(dealer)
 

@@ -211,8 +211,8 @@ def _origin(url: str) -> str:
 def _close(page) -> None:
     """Close the page once the server has answered what it asked (a page refreshes its figures after
     an action, and a test may end on the action): a request still being served when the test's
-    database is emptied would hold a table of SQLite's shared in-memory database, and the emptying
-    would fail. A request that never ends (none of the pages makes one) is given up after 10 s.
+    database is emptied would race the emptying (its locks holding it up, or its rows outliving the
+    test). A request that never ends (none of the pages makes one) is given up after 10 s.
     Then the shared context forgets the test: the storage of every origin the page visited
     (Chromium's DevTools protocol, Storage.clearDataForOrigin), its cookies, the permissions granted
     and the network switched back on."""

@@ -1,8 +1,7 @@
 """The player page in a real browser, against the real ASGI server (HTTP + WebSockets).
 
 pytest-django's `live_server` is a WSGI server and cannot serve the stream, so these tests start
-uvicorn on the test database (a subprocess: hence PostgreSQL, which it can see; SQLite's test
-database lives in this process's memory) and deal through that server's HTTP API, so every
+uvicorn on the test database and deal through that server's HTTP API, so every
 broadcast leaves from the process the watchers are connected to (or goes through Redis when
 REDIS_URL is set). Settlement runs in that server, in-process after commit.
 

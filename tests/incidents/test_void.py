@@ -148,7 +148,7 @@ def test_a_voided_round_is_never_settled_again(dealer, supervisor, supervisor_ap
     assert (balance(alice), fresh(rnd).status) == (D(1000), "voided")
 
 
-# --- races on PostgreSQL: real parallel connections --------------------------------------------
+# --- races: real parallel connections ------------------------------------------------------------
 
 def race(*calls):
     """The calls at the same moment (tests.parallel.at_once): for each, ("ok", result) or ("error", exception)."""

@@ -1,4 +1,4 @@
-"""Real parallel settlements on PostgreSQL: rounds of eight tables with one dealer settled at once
+"""Real parallel settlements: rounds of eight tables with one dealer settled at once
 all reach the dealer's monitor and the studio's baseline (the upserts lock, no update is lost, no
 deadlock), and one round settled twice at once is counted once."""
 import pytest

@@ -1,6 +1,6 @@
 """GET /api/rounds/{id}/record/: who may read a round's record, what it holds after a correction, a
 re-settlement and a void after settlement, and the offline script (run as a subprocess) accepting
-a fresh record and refusing an edited one. On SQLite and PostgreSQL."""
+a fresh record and refusing an edited one."""
 from __future__ import annotations
 
 import json

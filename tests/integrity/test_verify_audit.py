@@ -1,4 +1,4 @@
-"""verify_audit against edits behind the application's back (raw SQL, on SQLite and PostgreSQL):
+"""verify_audit against edits behind the application's back (raw SQL):
 each edit, deletion or forged insertion breaks the chain it touches at the right link, the command
 exits non-zero naming it, and the other chains stay whole."""
 from __future__ import annotations

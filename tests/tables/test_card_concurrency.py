@@ -1,5 +1,5 @@
-"""Two consoles (or a double scan) at the same moment, through real HTTP requests to a live server on
-PostgreSQL: never two cards at one position, never a skipped position, a duplicate refused with 409."""
+"""Two consoles (or a double scan) at the same moment, through real HTTP requests to a live server:
+never two cards at one position, never a skipped position, a duplicate refused with 409."""
 import threading
 
 import pytest
@@ -7,16 +7,20 @@ from accounts.tokens import token_issue
 
 from tables.models import DealtCard, Round
 from tests import localhttp
+from tests.parallel import make_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
 def post_all(live_server, dealer):
-    """post_all(url, bodies): POST every body at once, one client and one thread each; the answers in order."""
+    """post_all(url, bodies): POST every body at once, one client and one thread each; the answers in
+    order. The live server's threads serving them take their connections from this process's pool:
+    room is made for them first (tests.parallel)."""
     headers = {"Authorization": "Token " + token_issue(user=dealer).key}
 
     def run(url, bodies):
+        make_room(len(bodies))
         barrier = threading.Barrier(len(bodies))
         answers = [None] * len(bodies)
 

@@ -82,7 +82,7 @@ def test_outsiders_cannot_bet_repeat_deal_or_raise_incidents_on_a_match_round(wo
 
 
 def test_a_bet_from_an_outsider_with_a_wallet_in_the_matchs_currency_is_404(world, carol):
-    """An outsider whose wallet exists already (on PostgreSQL the bet takes the optimistic way)."""
+    """An outsider whose wallet exists already (the bet takes the optimistic way)."""
     from bets.ledger import wallet_and_house
 
     play, rnd, _, clients = world

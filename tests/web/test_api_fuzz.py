@@ -1,13 +1,14 @@
 """Schemathesis against the live schema: no input is a server error, and every answer is what the
 schema says it is (status code, media type, body).
 
-The studio runs under uvicorn on the test database (tests.servers.studio_server: a subprocess) with a table, an open round, a finished round with an incident, and
+The studio runs under uvicorn on the test database (tests.servers.studio_server: a
+subprocess, which can see it) with a table, an open round, a finished round with an incident, and
 a match in its lobby, and schemathesis's command line fuzzes every operation of /api/schema/ as
 each role would: anonymous, a player, a dealer and a supervisor (tokens from POST
 /api/auth/token/), seeded, at most 20 examples per operation and role (its fuzzing phase, valid
 and invalid data both; 6 under CI, every operation all the same), the four roles side by side. Each run's output is kept in
-test-artifacts/api-fuzz/. The same schema is also fuzzed in-process, through Django's WSGI handler
-(schemathesis's Python API), with every {id} a real object.
+test-artifacts/api-fuzz/. A second test fuzzes the same schema in-process, through Django's WSGI
+handler (schemathesis's Python API), with every {id} a real object.
 """
 from __future__ import annotations
 
