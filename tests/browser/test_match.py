@@ -2,13 +2,8 @@
 phone), against the real ASGI server with the virtual dealer running beside it.
 
 pytest-django's `live_server` is WSGI and cannot serve WebSockets, so the studio runs under uvicorn
-<<<<<<< HEAD
 on the test database, with a virtual dealer process (`manage.py virtual_dealer`) that deals the
 match table and whose broadcasts reach the pages through Redis, as in production.
-=======
-on the test database, with VIRTUAL_DEALER_THREAD=1 so the server deals the match table itself and every broadcast leaves
-from the process the pages are connected to (or goes through Redis when REDIS_URL is set).
->>>>>>> no-sqlite
 
 The match is a real 10-round chips match. Rounds 1 and 2 are played through the pages; then the
 table is sped up through the ORM (no time to bet, fast deal) and rounds 3 to 10 run out with nobody
