@@ -25,7 +25,7 @@ from tests.bets.seamless_world import (
 )
 from tests.conftest import client_for, make_user
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.django_db(transaction=True)
 D = Decimal
 T = WalletTransaction
 START = D("1000")
