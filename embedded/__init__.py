@@ -118,12 +118,24 @@ class Services:
 
 
 def _open_lock(path: Path) -> int:
-    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)  # never inherited by a child
+
+
+def lock_now(path: Path) -> int | None:
+    """An exclusive lock on the file `path`, taken at once (an open descriptor: closing it lets go),
+    or None while another process holds a lock on it."""
+    fd = _open_lock(path)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
 
 
 def ensure(services: Services, *, throwaway: bool = False) -> Services:
     """The folder's servers, started if they are not running; the caller is one of their users until
-    it exits or calls `release`. `throwaway`: the test suite's pair (see studio.keeper)."""
+    it exits or calls `release`. `throwaway`: the test suite's pair (see embedded/keeper.py)."""
     services.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     if services.folder not in _users:
         fd = _open_lock(services.folder / "users.lock")
@@ -214,11 +226,9 @@ def wipe(services: Services) -> None:
     """Delete the folder, servers, data and all, unless a process uses them (a launcher, a command)."""
     if not services.folder.exists():
         return
-    fd = _open_lock(services.folder / "users.lock")
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise ServicesError(f"the studio's servers in {services.folder} are in use (`make run`, a manage.py command): stop it first") from None
+    fd = lock_now(services.folder / "users.lock")
+    if fd is None:
+        raise ServicesError(f"the studio's servers in {services.folder} are in use (`make run`, a manage.py command): stop it first")
     try:
         stop(services)
         shutil.rmtree(services.folder)

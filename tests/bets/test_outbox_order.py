@@ -21,7 +21,7 @@ from bets.models import Bet, WalletTransaction
 from incidents.services import card_replace, incident_raise, incident_void
 from tables.services import round_close_betting, round_open
 from tests.bets.seamless_world import (
-    assert_books_exact, bet, deal_all, launched_players, pending, reference_wallet, seamless_operator,
+    assert_books_exact, bet, deal_all, launched_players, pending, seamless_operator,
 )
 from tests.conftest import client_for, make_user
 
@@ -29,12 +29,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 D = Decimal
 T = WalletTransaction
 START = D("1000")
-
-
-@pytest.fixture(scope="module")
-def wallet(tmp_path_factory):
-    with reference_wallet(log_dir=tmp_path_factory.mktemp("wallet")) as control:
-        yield control
 
 
 @pytest.fixture(autouse=True)

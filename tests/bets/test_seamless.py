@@ -16,19 +16,13 @@ from tables.models import Round
 from tables.services import round_close_betting, round_open
 from tests.bets.flow import EXAMPLE_2_CARDS
 from tests.bets.seamless_world import (
-    assert_books_exact, bet, deal_all, drain, launched, launched_players, pending, reference_wallet, seamless_operator,
+    assert_books_exact, bet, deal_all, drain, launched, launched_players, pending, seamless_operator,
 )
 from tests.conftest import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 D = Decimal
 T = WalletTransaction
-
-
-@pytest.fixture(scope="module")
-def wallet(tmp_path_factory):
-    with reference_wallet(log_dir=tmp_path_factory.mktemp("wallet")) as control:
-        yield control
 
 
 @pytest.fixture(autouse=True)

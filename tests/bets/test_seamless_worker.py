@@ -9,7 +9,7 @@ import pytest
 from bets.models import WalletTransaction
 from tables.services import card_deal, round_close_betting, round_open
 from tests.bets.flow import EXAMPLE_2_CARDS
-from tests.bets.seamless_world import launched, reference_wallet, seamless_operator
+from tests.bets.seamless_world import launched, seamless_operator
 from tests.conftest import make_user
 from tests.servers import celery_process, wait_until
 
@@ -17,12 +17,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 D = Decimal
 T = WalletTransaction
 SHORT = {"SEAMLESS_TIMEOUT": "1", "SEAMLESS_RETRY_FIRST": "0.2", "SEAMLESS_RETRY_MAX": "0.8", "SEAMLESS_SWEEP_SECONDS": "0.5"}
-
-
-@pytest.fixture(scope="module")
-def wallet(tmp_path_factory):
-    with reference_wallet(log_dir=tmp_path_factory.mktemp("wallet")) as control:
-        yield control
 
 
 @pytest.fixture(scope="module")
