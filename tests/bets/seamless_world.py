@@ -126,6 +126,13 @@ def bet(api, round_id, spot, amount):
     return api.post(f"/api/rounds/{round_id}/bets/", {"spot": spot, "amount": str(amount)}, format="json")
 
 
+def crowd_bets(p: dict, round_id: int) -> None:
+    """Ann on Andar and its first card, Ben on Bahar, Cat on Andar: with EXAMPLE_2_CARDS Ann and Cat
+    win and Ben loses (each of `p` from launched_players)."""
+    for name, spot, amount in (("ann", "andar", 100), ("ann", "first_andar", 30), ("ben", "bahar", 250), ("cat", "andar", 10)):
+        assert bet(p[name][0], round_id, spot, amount).status_code == 201, (name, spot)
+
+
 def deal_all(rnd, dealer, cards=EXAMPLE_2_CARDS):
     for card in cards:
         card_deal(round_id=rnd.pk, card=card, actor=dealer)

@@ -21,7 +21,7 @@ from bets.models import Bet, WalletTransaction
 from incidents.services import card_replace, incident_raise, incident_void
 from tables.services import round_close_betting, round_open
 from tests.bets.seamless_world import (
-    assert_books_exact, bet, deal_all, launched_players, pending, seamless_operator,
+    assert_books_exact, bet, crowd_bets, deal_all, launched_players, pending, seamless_operator,
 )
 from tests.conftest import client_for, make_user
 
@@ -176,10 +176,7 @@ def test_a_void_right_after_a_settlement_returns_every_balance_at_the_operator(w
     operator, table, dealer, supervisor = world
     p = launched_players(table, wallet, ["ann", "ben", "cat"])
     rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
-    assert bet(p["ann"][0], rnd.pk, "andar", 100).status_code == 201
-    assert bet(p["ann"][0], rnd.pk, "first_andar", 30).status_code == 201
-    assert bet(p["ben"][0], rnd.pk, "bahar", 250).status_code == 201
-    assert bet(p["cat"][0], rnd.pk, "andar", 10).status_code == 201
+    crowd_bets(p, rnd.pk)
     round_close_betting(round_id=rnd.pk, actor=dealer)
     deal_all(rnd, dealer)
     assert set(T.objects.filter(round=rnd).values_list("kind", "status")) == {("debit", "ok"), ("credit", "ok")}

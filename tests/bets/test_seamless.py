@@ -16,7 +16,7 @@ from tables.models import Round
 from tables.services import round_close_betting, round_open
 from tests.bets.flow import EXAMPLE_2_CARDS
 from tests.bets.seamless_world import (
-    assert_books_exact, bet, deal_all, drain, launched, launched_players, pending, seamless_operator,
+    assert_books_exact, bet, crowd_bets, deal_all, drain, launched, launched_players, pending, seamless_operator,
 )
 from tests.conftest import make_user
 
@@ -187,10 +187,7 @@ def test_a_void_returns_every_players_balance_at_the_operator(world, wallet, whe
     supervisor = make_user("supervisor", "supervisor")
     p = players(world, wallet, ["ann", "ben", "cat"])
     rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
-    assert bet(p["ann"][0], rnd.pk, "andar", 100).status_code == 201
-    assert bet(p["ann"][0], rnd.pk, "first_andar", 30).status_code == 201
-    assert bet(p["ben"][0], rnd.pk, "bahar", 250).status_code == 201
-    assert bet(p["cat"][0], rnd.pk, "andar", 10).status_code == 201
+    crowd_bets(p, rnd.pk)
     round_close_betting(round_id=rnd.pk, actor=dealer)
     if when == "before settlement":
         deal_all(rnd, dealer, EXAMPLE_2_CARDS[:3])
