@@ -6,10 +6,10 @@ virtual dealer, the worker and its pool, beat, the servers' keeper, Valkey, Post
 backends), then Ctrl-C (SIGINT to make's process group) and the time until every process is gone,
 then a second `make run` in the same clone (the venv and the data kept) and its time to the first page.
 
-    python3 scripts/bench_make_run.py [--runs 3] [--cold-cache] [--idle 30]
+    python3 scripts/bench_make_run.py [--runs 3] [--cold-cache] [--idle 30] [--rev HEAD]
 
 --cold-cache: uv and pip start with empty caches (every package downloaded, as on a new machine);
-otherwise they use this machine's caches. Memory is each process's RSS and its PSS (shared pages
+otherwise they use this machine's caches. --rev: another commit of the repository, to compare. Memory is each process's RSS and its PSS (shared pages
 divided among the processes that share them: a forked pool's pages counted once), summed. Targets:
 first page under 90 s from a fresh clone, under 10 s on a second start, under 600 MB at idle.
 """
@@ -132,6 +132,7 @@ def stop(proc: subprocess.Popen, clone: Path) -> float:
 def one_run(args, work: Path) -> dict:
     clone = work / "studio"
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "checkout", "--quiet", args.rev], check=True)
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_SETTINGS_MODULE")}
     if args.cold_cache:
         env.update(UV_CACHE_DIR=str(work / "uv-cache"), PIP_NO_CACHE_DIR="1")
@@ -164,8 +165,10 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cold-cache", action="store_true", help="empty uv and pip caches: every package downloaded")
     parser.add_argument("--idle", type=float, default=30.0, help="seconds of idle before the memory is read")
+    parser.add_argument("--rev", default="HEAD", help="the commit to clone (default: this checkout's HEAD)")
     args = parser.parse_args()
-    print(f"load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} CPUs; caches {'cold' if args.cold_cache else 'warm'}", flush=True)
+    print(f"{args.rev}; load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} CPUs; caches {'cold' if args.cold_cache else 'warm'}",
+          flush=True)
     results = []
     for n in range(args.runs):
         work = Path(tempfile.mkdtemp(prefix="bench-make-run-"))
