@@ -32,6 +32,7 @@ from accounts.operators import (
 )
 from accounts.tokens import token_issue
 from studio import sql
+from studio.bulkhead import operator_share
 from studio.errors import InvalidInput, NotAllowed, OperatorRefused, OutcomeUnknown, WrongMoment, invalid
 from tables import stream
 from tables.events import BetPlaced
@@ -142,21 +143,22 @@ def bets_place(*, player, round_id: int, wanted: list, check, context: BetContex
     stakes = _check_all(context, wanted, check)
     debits = []
     try:
-        for item, stake in zip(wanted, stakes):
-            if context.round.closes_at is None or context.round.closes_at <= timezone.now():
-                raise WrongMoment("Betting is closed for this round.", code="betting_closed")  # no debit after the close
-            debit = _debit_open(operator=operator, link=link, rnd=context.round, item=item, stake=stake)
-            debits.append(debit)
-            answer = operator_wallet.call(operator=operator, action="debit", body=debit.body)
-            if answer.outcome == operator_wallet.REFUSED:
-                T.objects.filter(pk=debit.pk, status=T.Status.PENDING).update(status=T.Status.REFUSED, acknowledged_at=timezone.now(),
-                                                                              last_error=f"{answer.code}: {answer.message}"[:200])
-                debits.pop()
-                raise OperatorRefused(answer.code, answer.message)
-            if not answer.ok:
-                raise OutcomeUnknown("The operator's wallet did not confirm the debit; it is being rolled back. Try again.",
-                                     extra={"reason": answer.message})
-            debit.answer_balance = answer.balance
+        with operator_share(operator_id=operator.pk, operator_code=operator.code):  # or 503 at once, nothing debited yet
+            for item, stake in zip(wanted, stakes):
+                if context.round.closes_at is None or context.round.closes_at <= timezone.now():
+                    raise WrongMoment("Betting is closed for this round.", code="betting_closed")  # no debit after the close
+                debit = _debit_open(operator=operator, link=link, rnd=context.round, item=item, stake=stake)
+                debits.append(debit)
+                answer = operator_wallet.call(operator=operator, action="debit", body=debit.body)
+                if answer.outcome == operator_wallet.REFUSED:
+                    T.objects.filter(pk=debit.pk, status=T.Status.PENDING).update(
+                        status=T.Status.REFUSED, acknowledged_at=timezone.now(), last_error=f"{answer.code}: {answer.message}"[:200])
+                    debits.pop()
+                    raise OperatorRefused(answer.code, answer.message)
+                if not answer.ok:
+                    raise OutcomeUnknown("The operator's wallet did not confirm the debit; it is being rolled back. Try again.",
+                                         extra={"reason": answer.message})
+                debit.answer_balance = answer.balance
         if len(debits) == 1 and context.seen is not None and link.operator_account_id is not None:
             bet = _write_if_unchanged(player=player, link=link, context=context, item=wanted[0], stake=stakes[0], debit=debits[0])
             if bet is not None:
@@ -287,7 +289,8 @@ def operator_balance(*, player) -> tuple[Decimal, str] | None:
     if link is None or not link.operator.seamless:
         return None
     operator = link.operator
-    answer = operator_wallet.call(operator=operator, action="balance", body={"player_id": link.player_id, "currency": operator.currency})
+    with operator_share(operator_id=operator.pk, operator_code=operator.code):
+        answer = operator_wallet.call(operator=operator, action="balance", body={"player_id": link.player_id, "currency": operator.currency})
     if answer.outcome == operator_wallet.REFUSED:
         raise OperatorRefused(answer.code, answer.message)
     if not answer.ok or answer.balance is None:

@@ -8,7 +8,8 @@ launched by a seamless operator, whose wallet is the reference operator wallet
 Every seamless bet is a signed debit call to it before the bet is written.
 
 The server runs 16 request threads a process (HTTP_THREADS=16; the default is 8): a seamless bet
-holds its thread while the operator's wallet answers. The two kinds of bet alternate in the same run, --runs times, closed loop (capacity, bets/s). Then
+holds its thread while the operator's wallet answers; the operator's share of them (studio/bulkhead.py)
+is all 16, so that 50 clients at once measure the wallet path, not the bulkhead (scripts/bench_bulkhead.py). The two kinds of bet alternate in the same run, --runs times, closed loop (capacity, bets/s). Then
 each is offered, paced, at half the internal capacity measured (the median of the runs), for its
 latency (p50, p99, counted from when each request was due: scripts/http_load.py).
 
@@ -153,7 +154,9 @@ def main() -> int:
     try:
         # A seamless bet holds its request's thread while the operator's wallet answers (20 ms): the server
         # runs 16 threads a process instead of 8 (HTTP_THREADS), for both kinds of bet; --server-env HTTP_THREADS=8 to compare.
-        extra = {"HTTP_THREADS": "16", **parse_server_env(args.server_env)}
+        # The operator's share of them is every thread: this measures the wallet path's capacity (50 clients
+        # at once), not the bulkhead, whose benchmark is scripts/bench_bulkhead.py.
+        extra = {"HTTP_THREADS": "16", "SEAMLESS_SHARE": "16", "SEAMLESS_SHARE_ALL": "16", **parse_server_env(args.server_env)}
         with Server(server_env(db_url, redis_url, **extra), workers=args.workers) as server:
             print(f"Server: {' '.join(server.command()[1:])} ({', '.join(f'{k}={v}' for k, v in extra.items())}); "
                   f"reference wallet answering in {args.latency_ms:.0f} ms; {args.clients} clients", flush=True)

@@ -82,6 +82,13 @@ class Busy(ApplicationError):
     default_code = "busy"
 
 
+class OperatorBusy(Busy):
+    """As many of this process's request threads as an operator's share allows already wait on its
+    wallet (studio.bulkhead): 503 `operator_busy` with Retry-After, at once, nothing asked of it."""
+
+    default_code = "operator_busy"
+
+
 class Unauthenticated(ApplicationError):
     """Who is asking could not be told (a bad signature, an unknown caller, a stale or replayed request): 401."""
 

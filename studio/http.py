@@ -41,6 +41,7 @@ import os
 
 from a2wsgi import WSGIMiddleware
 from a2wsgi.wsgi import WSGIResponder
+from django.conf import settings
 
 from studio import access
 
@@ -146,7 +147,7 @@ class WsgiHttp:
     """An ASGI application for `http` scopes: a WSGI application through a2wsgi, with the additions above."""
 
     def __init__(self, wsgi_application, threads: int | None = None, send_timeout: float | None = None):
-        self.threads = threads or int(os.environ.get("HTTP_THREADS", "8"))
+        self.threads = threads or settings.HTTP_THREADS
         self.send_timeout = send_timeout or float(os.environ.get("HTTP_SEND_TIMEOUT", "30"))
         self.bridge = WSGIMiddleware(_wsgi(wsgi_application), workers=self.threads)
 

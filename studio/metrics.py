@@ -1,8 +1,9 @@
 """The studio's Prometheus metrics, each declared once here and counted where its event happens:
 HTTP answers in RequestMetricsMiddleware below, bets in bets.services and bets.settlement, round
 status changes in tables.transitions, closes in tables.services, stream messages in tables.stream,
-stream connections in tables.consumers, tasks through Celery's signals (studio.celery) and the
-in-process runner (studio.scheduling). An event inside a transaction is counted when it commits.
+stream connections in tables.consumers, tasks through Celery's signals (studio.celery), an
+operator's calls refused beyond its share (studio.bulkhead). An event inside a transaction is
+counted when it commits.
 
 With PROMETHEUS_MULTIPROC_DIR set (several server processes, the Celery worker) every process
 writes its values to files there and `exposition()` sums them (prometheus-client's multiprocess
@@ -29,6 +30,8 @@ SETTLE_LAG = Histogram("studio_round_settle_lag_seconds", "From a round's finish
 STREAM_CONNECTIONS = Gauge("studio_stream_connections", "Open WebSocket stream connections", multiprocess_mode="livesum")
 STREAM_MESSAGES = Counter("studio_stream_messages", "Stream messages published to the channel layer, by kind (table, user)", ["kind"])
 TASKS = Counter("studio_tasks", "Background tasks run, by task and outcome (success, failure, retry)", ["task", "outcome"])
+OPERATOR_BUSY = Counter("studio_operator_busy", "Seamless wallet calls refused at once (503 operator_busy): the operator's share of the "
+                        "process's request threads, or all operators' share, was full", ["operator"])
 
 
 def exposition() -> tuple[bytes, str]:

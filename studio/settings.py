@@ -328,6 +328,16 @@ if _multiproc and not os.path.isdir(_multiproc):
 # the outbox; seconds a transaction may stay unacknowledged before it is alerted; how far a launch's
 # timestamp may be from the studio's clock.
 SEAMLESS_TIMEOUT = env_float("SEAMLESS_TIMEOUT", 3.0)
+# The request threads of a web process (studio/http.py), and the bulkhead of the operators' wallets
+# (studio.bulkhead): at most SEAMLESS_SHARE of them wait on one operator's wallet at once, and at
+# most SEAMLESS_SHARE_ALL on all operators together; a call beyond is refused at once (503
+# `operator_busy`), so the other threads stay free for everyone else's requests.
+HTTP_THREADS = env_int("HTTP_THREADS", 8)
+SEAMLESS_SHARE = env_int("SEAMLESS_SHARE", max(1, HTTP_THREADS // 2))
+SEAMLESS_SHARE_ALL = env_int("SEAMLESS_SHARE_ALL", max(1, HTTP_THREADS - 2))
+for _name in ("HTTP_THREADS", "SEAMLESS_SHARE", "SEAMLESS_SHARE_ALL"):
+    if globals()[_name] < 1:
+        raise ImproperlyConfigured(f"{_name} must be at least 1")
 SEAMLESS_RETRY_FIRST = env_float("SEAMLESS_RETRY_FIRST", 1.0)
 SEAMLESS_RETRY_MAX = env_float("SEAMLESS_RETRY_MAX", 60.0)
 SEAMLESS_SWEEP_SECONDS = env_float("SEAMLESS_SWEEP_SECONDS", 5.0)

@@ -171,3 +171,31 @@ def studio_with_virtual_dealer(log_dir: Path, name: str, **env_extra: str):
     with studio_server(log_dir=log_dir, name=name, channels_prefix=prefix, **env_extra) as url:
         with virtual_dealer_process(log_dir / "virtual-dealer.log", prefix, **env_extra):
             yield url
+
+
+@contextlib.contextmanager
+def studio_processes(*, log_dir: Path, name: str, workers: int, ports: range, **env_extra: str):
+    """scripts/serve.py with `workers` web processes on one port (each its own SO_REUSEPORT socket),
+    no Celery, virtual dealer or collectstatic, on the test database, tasks eager; yields the base URL."""
+    port = free_port(ports)
+    env = server_env(CHANNELS_PREFIX=f"{os.environ.get('CHANNELS_PREFIX', 'studio')}-{name}-{port}", **env_extra)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_path = log_dir / "serve.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([sys.executable, "scripts/serve.py", "--port", str(port), "--workers", str(workers), "--no-celery",
+                                 "--no-virtual-dealer", "--no-collectstatic"], cwd=Path(settings.BASE_DIR), env=env, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: log_path.read_text().count(" started (pid ") >= workers and _answers(url), "the web processes to start",
+                   procs=[proc], logs=[log_path])
+        yield url
+    finally:
+        stop(proc)
+
+
+def _answers(url: str) -> bool:
+    try:
+        return localhttp.get(url + "/healthz", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
