@@ -111,11 +111,15 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
                     f"WHERE round_id = %s AND status = 'open'", case_params + [now, round_id])
         round_entries(cur, round_id=round_id, kind=LedgerEntry.Kind.WIN, credit="payout", statuses=(Bet.Status.WON,), house_id=house.pk,
                       version=version, now=now, memo="round payouts")
-        cur.execute(f"SELECT COUNT(*), COALESCE(SUM(amount), 0), COALESCE(SUM(payout), 0) FROM {BET} "
-                    f"WHERE round_id = %s AND status IN ('won', 'lost')", [round_id])
-        count, staked, paid = cur.fetchone()
-    staked, paid = from_minor(staked), from_minor(paid)
-    data = {"version": version, "winner": outcome.winner.value, "bets": count, "staked": str(staked), "paid": str(paid)}
+        cur.execute(f"SELECT spot, COUNT(*), SUM(amount), SUM(payout) FROM {BET} "
+                    f"WHERE round_id = %s AND status IN ('won', 'lost') GROUP BY spot ORDER BY spot", [round_id])
+        per_spot = cur.fetchall()
+    count = sum(row[1] for row in per_spot)
+    staked, paid = from_minor(sum(row[2] for row in per_spot)), from_minor(sum(row[3] for row in per_spot))
+    # The chained settlement holds what the bets must add up to, in all and per spot, so that a bet or
+    # a ledger entry edited behind the studio's back shows against it (docs/AUDIT.md, integrity.verify).
+    data = {"version": version, "winner": outcome.winner.value, "bets": count, "staked": str(staked), "paid": str(paid),
+            "spots": {spot: {"bets": n, "staked": str(from_minor(s)), "paid": str(from_minor(p))} for spot, n, s, p in per_spot}}
     if has_seamless:  # what came back to seamless players goes to their operators (credits, through the outbox), in the chain too
         data["operators"] = seamless.round_credits(rnd=rnd, version=version)
     transition_or_refuse(round_id=round_id, frm=frm, to=Round.Status.SETTLED, actor=actor, action=action,

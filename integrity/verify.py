@@ -10,6 +10,14 @@ row's status, joker, winner, cards dealt and settlement (version, bets, staked, 
 events say, and each Incident's kind, status, notes and resolution what its events say. The replay
 is the offline script's (audit.offline), so the studio and an auditor's copy agree.
 
+Then the money of each round, re-derived: every settled bet's status and payout are what the rules
+(engine.bet_result) give for its spot and stake under the round's settings snapshot and its
+replayed cards; the bets add up, in all and per spot, to the totals its last settlement or void
+chained; and each bet's own entries in its wallet (its stake, a cancel, a win, a reversal, a
+refund) add up to what the bet moved: its payout less its stake (nothing for a cancelled bet). So a
+balanced edit behind the studio's back (a win entry, the house's, the bet and the balance changed
+together) still shows: the bet against the rules, or the bets against the chain.
+
 Streaming: rows are read in order through cursors in chunks, a table's rounds in batches; memory
 holds a chunk, never a chain. Everything is read in one transaction (REPEATABLE READ): a round
 dealt meanwhile is seen as it was when the check began.
@@ -23,13 +31,18 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Iterator
 
+from django.db.models import Case, Count, F, Min, Q, Sum, Value, When
+from django.db.models.functions import Coalesce
+
 from accounts.models import AccessChange
 from audit import offline
 from audit.chain import STUDIO, digest, form_of, link, numbered, plain, table_key
 from audit.models import GENESIS, ChainHead
-from engine import EngineError
+from studio.money import MoneyField
+from bets.models import Bet, LedgerEntry
+from engine import EngineError, bet_result
 from tables.models import DealtCard, Incident, Round, RoundEvent, Table, TableChange
-from tables.selectors import round_deal
+from tables.selectors import round_config, round_deal
 
 from .record import snapshot
 
@@ -37,6 +50,10 @@ CHUNK = 2000
 ROUNDS_BATCH = 500
 EDITED, MISSING, INSERTED, HEAD = "edited", "missing", "inserted out of order", "head mismatch"
 CARD, ROUND, INCIDENT = "card differs from its events", "round differs from its events", "incident differs from its events"
+PAYOUT, BETS, MOVED = "bet differs from the rules", "bets differ from the chained totals", "wallet differs from its bets"
+# A bet's own entries in its wallet; the seamless wallet's movements to and from the operator are apart.
+BET_KINDS = (LedgerEntry.Kind.BET, LedgerEntry.Kind.CANCEL, LedgerEntry.Kind.WIN, LedgerEntry.Kind.REVERSAL, LedgerEntry.Kind.REFUND)
+S = Round.Status
 
 
 @dataclass(frozen=True)
@@ -205,8 +222,79 @@ def _round_problem(key: str, rnd: dict, events: list[dict], cards: list[dict], i
     return None
 
 
+def _settling_seq(events: list[dict]) -> int | None:
+    """The seq of the round's last settlement or void."""
+    return next((e["chain_seq"] for e in reversed(events) if e["action"] in offline.script.SETTLING), None)
+
+
+def _money_problem(key: str, batch: list[dict], events: dict[int, list[dict]]) -> Problem | None:
+    """The first of these rounds whose bets or their wallets' entries differ from the rules or from
+    its chained totals (see the module's docstring)."""
+    ended = {r["id"]: r for r in batch if r["status"] in (S.SETTLED, S.VOIDED)}
+    if not ended:
+        return None
+    said = {pk: offline.replay(events[pk]) for pk in ended}
+    wanted = {S.SETTLED: (Bet.Status.WON, Bet.Status.LOST), S.VOIDED: (Bet.Status.REFUNDED,)}
+    rows = (Bet.objects.filter(round_id__in=list(ended)).exclude(status=Bet.Status.CANCELLED)
+            .values("round_id", "spot", "status", "amount", "payout").annotate(n=Count("id"), first=Min("id"))
+            .order_by("round_id", "spot", "amount", "status", "payout"))
+    added: dict[int, dict] = defaultdict(lambda: {"bets": 0, "staked": Decimal(0), "paid": Decimal(0), "spots": defaultdict(
+        lambda: {"bets": 0, "staked": Decimal(0), "paid": Decimal(0)})})
+    outcomes = {}
+    for row in rows:
+        rnd, seq = ended[row["round_id"]], _settling_seq(events[row["round_id"]])
+        where = f"round {rnd['id']} bet {row['first']} ({row['spot']}, {row['amount']})"
+        if row["status"] not in wanted[rnd["status"]]:
+            return Problem(key, seq, "Bet", row["first"], PAYOUT, f"{where}: {row['status']} in a {rnd['status']} round")
+        if rnd["status"] == S.SETTLED:
+            if rnd["id"] not in outcomes:
+                shell = Round(settings=rnd["settings"], joker=rnd["joker"])
+                outcomes[rnd["id"]] = (round_config(shell), round_deal(shell, [c["card"] for c in said[rnd["id"]]["cards"]]).outcome)
+            config, outcome = outcomes[rnd["id"]]
+            try:
+                result = bet_result(config, row["spot"], row["amount"], outcome)
+            except EngineError as exc:
+                return Problem(key, seq, "Bet", row["first"], PAYOUT, f"{where}: the rules cannot settle it ({exc})")
+            status = Bet.Status.WON if result.won else Bet.Status.LOST
+            if (row["status"], row["payout"]) != (status, result.payout):
+                return Problem(key, seq, "Bet", row["first"], PAYOUT, f"{where}: {row['status']}, paid {row['payout']}; "
+                                                                       f"the rules say {status}, {result.payout}")
+        elif row["payout"] != row["amount"]:
+            return Problem(key, seq, "Bet", row["first"], PAYOUT, f"{where}: refunded {row['payout']}, not its stake")
+        for into in (added[rnd["id"]], added[rnd["id"]]["spots"][row["spot"]]):
+            into["bets"] += row["n"]
+            into["staked"] += row["amount"] * row["n"]
+            into["paid"] += row["payout"] * row["n"]
+    for pk, rnd in ended.items():
+        totals, got, seq = said[pk]["totals"], added[pk], _settling_seq(events[pk])
+        if totals is None:
+            continue  # _round_problem names a settled round without a settlement event
+        want = (totals["bets"], Decimal(str(totals["staked"])), Decimal(str(totals["paid"])))
+        if (got["bets"], got["staked"], got["paid"]) != want:
+            return Problem(key, seq, "Round", pk, BETS, f"round {pk}: its bets add up to {got['bets']} bets, {got['staked']} staked, "
+                                                        f"{got['paid']} paid; its last settlement chained {want[0]}, {want[1]}, {want[2]}")
+        for spot, chained in sorted((totals.get("spots") or {}).items()) if rnd["status"] == S.SETTLED else ():
+            mine = got["spots"].get(spot, {"bets": 0, "staked": Decimal(0), "paid": Decimal(0)})
+            if (mine["bets"], mine["staked"], mine["paid"]) != (chained["bets"], Decimal(chained["staked"]), Decimal(chained["paid"])):
+                return Problem(key, seq, "Round", pk, BETS, f"round {pk} spot {spot}: its bets add up to {mine['bets']} bets, "
+                                                            f"{mine['staked']} staked, {mine['paid']} paid; its settlement chained "
+                                                            f"{chained['bets']}, {chained['staked']}, {chained['paid']}")
+    moved = (Bet.objects.filter(round_id__in=list(ended))
+             .annotate(moved=Coalesce(Sum("entries__amount", filter=Q(entries__account_id=F("account_id"), entries__kind__in=BET_KINDS)),
+                                      Value(Decimal(0)), output_field=MoneyField()))
+             .exclude(moved=Case(When(status=Bet.Status.CANCELLED, then=Value(Decimal(0))), default=F("payout") - F("amount"),
+                                 output_field=MoneyField()))
+             .values("id", "round_id", "status", "amount", "payout", "moved").order_by("id").first())
+    if moved is not None:
+        return Problem(key, _settling_seq(events[moved["round_id"]]), "Bet", moved["id"], MOVED,
+                       f"round {moved['round_id']} bet {moved['id']} ({moved['status']}, stake {moved['amount']}, paid {moved['payout']}): "
+                       f"its entries in its wallet add up to {moved['moved']}")
+    return None
+
+
 def rows_problem(key: str, table_id: int) -> Problem | None:
-    """The first of the table's rounds (by id) whose cards, row or incidents differ from its events."""
+    """The first of the table's rounds (by id) whose cards, row or incidents differ from its events,
+    or whose bets differ from the rules or its chained totals."""
     rounds = Round.objects.filter(table_id=table_id).order_by("id").values(*ROUND_COLUMNS).iterator(chunk_size=ROUNDS_BATCH)
     while batch := list(itertools.islice(rounds, ROUNDS_BATCH)):
         ids = [r["id"] for r in batch]
@@ -219,6 +307,9 @@ def rows_problem(key: str, table_id: int) -> Problem | None:
             problem = _round_problem(key, rnd, events[rnd["id"]], cards[rnd["id"]], incidents[rnd["id"]])
             if problem is not None:
                 return problem
+        problem = _money_problem(key, batch, events)
+        if problem is not None:
+            return problem
     return None
 
 

@@ -86,7 +86,8 @@ def replay(forms: list[dict]) -> dict:
                 state["totals"] = {"version": version, "bets": data.get("bets"), "staked": data.get("refunded"),
                                    "paid": data.get("refunded")}
             else:
-                state["totals"] = {"version": version, "bets": data.get("bets"), "staked": data.get("staked"), "paid": data.get("paid")}
+                state["totals"] = {"version": version, "bets": data.get("bets"), "staked": data.get("staked"), "paid": data.get("paid"),
+                                   "spots": data.get("spots")}
         if action == "incident":
             incidents[data.get("incident")] = {"kind": data.get("kind"), "status": "open", "notes": [], "resolution": "",
                                                "resolved_by": None}
@@ -198,6 +199,7 @@ def _facts(record: dict, forms: list[dict], problems: list[str]) -> None:
         elif (shown_totals.get("version"), shown_totals.get("bets")) != (totals["version"], totals["bets"]) or not (
                 _same_amount(shown_totals.get("staked"), totals["staked"]) and _same_amount(shown_totals.get("paid"), totals["paid"])):
             problems.append(f"the totals shown ({shown_totals}) are not its last settlement's ({totals})")
+        _spots(record.get("spots") or [], totals, problems)
     shown_incidents = {i.get("id"): i for i in record.get("incidents") or []}
     if set(shown_incidents) != set(said["incidents"]):
         problems.append(f"the record shows incidents {sorted(shown_incidents)}; its events raise {sorted(said['incidents'])}")
@@ -208,6 +210,32 @@ def _facts(record: dict, forms: list[dict], problems: list[str]) -> None:
         for field in ("kind", "status", "notes", "resolution"):
             if (got.get(field) or None) != (want[field] or None):
                 problems.append(f"incident {number}: its {field} is {got.get(field)!r}; its events say {want[field]!r}")
+
+
+def _spots(spots: list, totals: dict, problems: list[str]) -> None:
+    """The record's bets per spot (read from the bets themselves) against what its last settlement or
+    void chained: they add up to its totals, and spot by spot to its per-spot totals where it has
+    them. A bet or a ledger entry edited behind the studio's back, however balanced, shows here."""
+    added = {"bets": 0, "staked": Decimal(0), "paid": Decimal(0)}
+    for row in spots:
+        added["bets"] += row.get("bets") or 0
+        for field in ("staked", "paid"):
+            added[field] += amount(row.get(field)) or Decimal(0)
+    want = {"bets": totals["bets"], "staked": amount(totals["staked"]), "paid": amount(totals["paid"])}
+    if added != want:
+        problems.append(f"the bets shown add up to {added['bets']} bets, {added['staked']} staked and {added['paid']} paid; "
+                        f"its last settlement says {want['bets']}, {want['staked']} and {want['paid']}")
+    chained = totals.get("spots")
+    if not isinstance(chained, dict):
+        return  # a settlement chained before it recorded its spots, or a void: the sums above
+    shown = {row.get("spot"): row for row in spots}
+    for spot in sorted(set(shown) | set(chained)):
+        got, said = shown.get(spot) or {}, chained.get(spot) or {}
+        if (got.get("bets") or 0) != (said.get("bets") or 0) or not all(
+                (amount(got.get(f)) or Decimal(0)) == (amount(said.get(f)) or Decimal(0)) for f in ("staked", "paid")):
+            problems.append(f"spot {spot}: the bets shown are {got.get('bets') or 0} bets, {got.get('staked') or '0'} staked, "
+                            f"{got.get('paid') or '0'} paid; its last settlement says {said.get('bets') or 0}, "
+                            f"{said.get('staked') or '0'} and {said.get('paid') or '0'}")
 
 
 def check(record) -> list[str]:
