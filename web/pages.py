@@ -1,4 +1,6 @@
-"""The server-rendered pages. They hold no rules: the browser talks to the same API as anyone."""
+"""The server-rendered pages. They hold no rules: the browser talks to the same API as anyone.
+Every page is sent with Cache-Control: no-store (never_cache): what it says depends on the reader,
+their language (web/language.py) and, on most, their token."""
 import json
 from datetime import datetime
 from decimal import Decimal
@@ -9,7 +11,6 @@ from django.db import connection
 from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
@@ -33,9 +34,7 @@ from .rules import (
     table_rules,
 )
 
-STARTED = timezone.now()  # the words of /jsi18n/ change only with a new release, hence a new process
-
-
+@never_cache
 def home(request):
     if not request.user.is_authenticated:
         return redirect("login")
@@ -105,6 +104,7 @@ def operator_launch(request, code):
     return redirect(f"{reverse('play', kwargs={'pk': launch.table_id})}?lang={launch.language}")
 
 
+@never_cache
 def rules(request, pk):
     """The table's rules as configured, each bet's payout and exact return, RULES.md's worked examples."""
     table = get_object_or_404(visible_tables(request.user), pk=pk)

@@ -1,8 +1,6 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
-from django.views.decorators.http import last_modified
-from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from studio import converters, health  # noqa: F401  (converters registers <id:...>)
@@ -10,7 +8,7 @@ from studio import converters, health  # noqa: F401  (converters registers <id:.
 from studio.errors import api_not_found
 from studio.routes import api_route
 
-from . import pages
+from . import catalogue, pages
 from .schema import SchemaView
 
 urlpatterns = [
@@ -38,10 +36,9 @@ urlpatterns = [
     path("matches/", pages.matches, name="matches"),
     path("matches/join/<str:code>/", pages.match_join_link, name="match-join-link"),
     path("matches/<id:pk>/", pages.match, name="match"),
-    # The pages' words in the active language (window.django.gettext), for static/js/i18n.js:
-    # only the project's own catalogue (LOCALE_PATHS), revalidated by the time the server started.
-    path("jsi18n/", last_modified(lambda request: pages.STARTED)(JavaScriptCatalog.as_view(packages=["web"])),
-         name="javascript-catalog"),
+    # The pages' words (window.django.gettext), for static/js/i18n.js: one language's catalogue at
+    # a URL naming the language and the catalogue's digest, cached for ever (web/catalogue.py).
+    path("jsi18n/<str:language>/<str:digest>/", catalogue.javascript_catalog, name="javascript-catalog"),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the switcher's POST
     path("admin/", admin.site.urls),
     path("api/schema/", api_route(SchemaView), name="schema"),

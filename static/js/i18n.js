@@ -1,6 +1,7 @@
-// The pages' words in the reader's language. Django's JavaScriptCatalog (/jsi18n/, loaded by
-// base.html before any module) defines window.django with the active language's catalogue; these
-// wrappers fall back to the English text where it is absent (node --test, a page without it).
+// The pages' words in the reader's language. Django's JavaScriptCatalog of the page's language
+// (/jsi18n/<lang>/<digest>/, web/catalogue.py, loaded by base.html before any module) defines
+// window.django with its words; these wrappers fall back to the English text where it is absent
+// (node --test, a page without it).
 // The names are gettext's own, so that `manage.py makemessages -d djangojs` finds every string:
 // call them with literal strings, and put values in with format().
 
@@ -30,7 +31,7 @@ export function format(text, values = {}) {
   return String(text).replace(/%\((\w+)\)s/g, (m, name) => (name in values ? String(values[name]) : m));
 }
 
-/** The page's language (the <html lang> Django rendered), for Intl. */
+/** The page's language (the <html lang> Django rendered), for numbers.js. */
 export function locale() {
   return (globalThis.document && document.documentElement.lang) || "en";
 }

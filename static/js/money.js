@@ -1,6 +1,8 @@
 // Money in the browser: the API's decimal strings ("12.50") held as BigInt hundredths, never as
-// floats, and written for the reader's language with Intl (exact: Intl formats a decimal string as
-// written). Every page formats money here.
+// floats, and written for the reader's language as the server writes it (numbers.js: exact, and the
+// same whatever locale data the browser has). Every page formats money here.
+
+import { number } from "./numbers.js";
 
 const PATTERN = /^(-?)(\d+)(?:\.(\d{1,2}))?$/;
 
@@ -19,28 +21,16 @@ export function decimal(c) {
   return (neg ? "-" : "") + (a / 100n).toString() + (frac ? "." + frac.toString().padStart(2, "0") : "");
 }
 
-const formats = new Map();
-function formatter(locale, places, signed) {
-  const key = `${locale}|${places}|${signed}`;
-  if (!formats.has(key)) {
-    formats.set(key, new Intl.NumberFormat(locale || undefined, {
-      minimumFractionDigits: places, maximumFractionDigits: 2, signDisplay: signed ? "exceptZero" : "auto",
-    }));
-  }
-  return formats.get(key);
-}
-
 /**
- * A sum for people: money(1234550n, "en") -> "12,345.50", money(2500n, "hi") -> "25",
- * money(-2500n, "en", {signed: true}) -> "−25" style signs from Intl, "+20" for a gain.
- * Whole amounts have no decimals unless {places: 2}; a decimal string is accepted as well.
+ * A sum for people: money(1234550n, "en") -> "12,345.50", money("1235467.5", "hi") -> "12,35,467.50",
+ * money(-2500n, "en", {signed: true}) -> "-25", "+20" for a gain. Whole amounts have no decimals
+ * unless {places: 2}, as the server's floatformat:"-2g" writes them; a decimal string is accepted as well.
  */
 export function money(value, locale, { signed = false, places } = {}) {
   const c = typeof value === "bigint" ? value : cents(value);
   if (c === null) return "";
-  const exact = decimal(c);
   const p = places ?? (c % 100n === 0n ? 0 : 2);
-  return formatter(locale, p, signed).format(exact);
+  return number(decimal(c), locale, { min: p, max: 2, signed });
 }
 
 /** Sum of decimal strings, exactly. */

@@ -16,8 +16,11 @@ test("spots are named as the felt names them", () => {
 test("a slip reads as the player built it, money in the page's language", () => {
   assert.equal(listing([{ spot: "bahar", amount: 5000n }, { spot: "count_6_10", amount: 1000n }], "en"), "50 on Bahar + 10 on 6–10 cards");
   assert.equal(listing([{ spot: "andar", amount: 125050n }], "en"), "1,250.50 on Andar");
-  assert.equal(names(["alice", "bob"], "en"), "alice and bob");
-  assert.deepEqual([1, 2, 3, 4, 11, 22].map((n) => place(n, "en")), ["1st place", "2nd place", "3rd place", "4th place", "11th place", "22nd place"]);
+  assert.equal(names(["alice", "bob"]), "alice and bob");
+  assert.equal(names(["alice", "bob", "carol"]), "alice, bob and carol");
+  assert.equal(names(["alice"]), "alice");
+  assert.deepEqual([1, 2, 3, 4, 11, 12, 13, 22, 111].map((n) => place(n)),
+    ["1st place", "2nd place", "3rd place", "4th place", "11th place", "12th place", "13th place", "22nd place", "111th place"]);
 });
 
 const table = limits({ min_bet: "10", max_bet: "500", allow_both_sides: false });

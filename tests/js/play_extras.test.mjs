@@ -45,6 +45,9 @@ test("the statistics show the server's counts, a bead per round and the counts a
   assert.match(out, /<th scope="row">6-10<\/th><td>1<\/td><td>0\.43<\/td>/);
   assert.match(out, /<option value="100" selected>/);
   assert.match(out, /the latest: Bahar/);
+  const vi = String(statsHTML(STATS, 100, "vi"));  // the expected counts as the server writes them in Vietnamese
+  assert.match(vi, /1 win \(expected 1,03\)/);
+  assert.match(vi, /<td>0,43<\/td>/);
 });
 
 test("spot names and the next page's path", () => {

@@ -3,12 +3,11 @@
 
 import { client, pageToken } from "../api.js";
 import { html } from "../html.js";
-import { format, gettext, locale, ngettext, pgettext } from "../i18n.js";
+import { format, gettext, ngettext, pgettext } from "../i18n.js";
 import { when } from "../time.js";
 import { names } from "./match/words.js";
 
 const api = client({ token: pageToken("match-token") });
-const LOC = locale();
 const $ = (id) => document.getElementById(id);
 
 function explain(e) {
@@ -59,11 +58,11 @@ function describe(m) {
   if (m.status === "lobby") return format(gettext("waiting to start · %(n)s of %(max)s in"), { n: m.players.length, max: 6 });
   if (m.status === "running") {
     return format(gettext("round %(n)s of %(total)s · started %(when)s"),
-      { n: Math.min(m.rounds_played + 1, m.rounds), total: m.rounds, when: when(m.started_at, LOC) });
+      { n: Math.min(m.rounds_played + 1, m.rounds), total: m.rounds, when: when(m.started_at) });
   }
   const r = m.result || {};
-  const ended = m.finished_at ? format(gettext("finished %(when)s"), { when: when(m.finished_at, LOC) }) : "";
-  const winners = names((r.winners || []).map(who), LOC);
+  const ended = m.finished_at ? format(gettext("finished %(when)s"), { when: when(m.finished_at) }) : "";
+  const winners = names((r.winners || []).map(who));
   const how = r.draw ? gettext("a draw") : r.shared ? format(gettext("shared win: %(names)s"), { names: winners })
     : format(gettext("won by %(names)s"), { names: winners });
   return ended ? format(gettext("%(result)s, %(when)s"), { result: how, when: ended }) : how;
@@ -79,7 +78,7 @@ async function loadMine() {
       return;
     }
     list.innerHTML = String(html`${rows.map((m) => {
-      const players = names(m.players.map((p) => (m.me && p.player === m.me.player ? pgettext("the reader", "you") : p.player)), LOC);
+      const players = names(m.players.map((p) => (m.me && p.player === m.me.player ? pgettext("the reader", "you") : p.player)));
       const kind = m.scoring === "points" ? gettext("Teaching") : gettext("Play chips");
       const what = ngettext("%(kind)s · %(n)s round · %(state)s", "%(kind)s · %(n)s rounds · %(state)s", m.rounds, { kind, state: describe(m) });
       return html`<li data-code="${m.code}"><a href="/matches/${m.id}/"><span class="mcode">${m.code}</span>

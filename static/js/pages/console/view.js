@@ -6,6 +6,7 @@ import { format, gettext, ngettext, pgettext, locale } from "../../i18n.js";
 import { esc, html, raw } from "../../html.js";
 import { parseCard } from "../../cards.js";
 import { money } from "../../money.js";
+import { number } from "../../numbers.js";
 
 export const OPEN = ["betting", "dealing", "paused"];
 export const ARROW = { andar: "▲", bahar: "▼" };  // Andar's row is above the joker, Bahar's below
@@ -33,8 +34,7 @@ export function shortCard(code) {
 
 /** A plain number as the reader writes it ("0.90" -> "0.9"). */
 export function plain(text) {
-  const n = Number(text);
-  return Number.isFinite(n) ? new Intl.NumberFormat(locale(), { maximumFractionDigits: 4 }).format(n) : String(text ?? "");
+  return number(text, locale(), { max: 4 }) || String(text ?? "");
 }
 
 /**

@@ -12,6 +12,7 @@ import { cardHTML } from "../../cards.js";
 import { html } from "../../html.js";
 import { format, gettext, ngettext } from "../../i18n.js";
 import { cents, decimal, money } from "../../money.js";
+import { number } from "../../numbers.js";
 import { LiveSocket, Sequencer, socketURL } from "../../stream.js";
 import * as EV from "../../../events.js";
 import { addChip as slipAdd, limits as slipLimits, sameBets, stakes, total as slipTotal } from "./slip.js";
@@ -233,7 +234,7 @@ function render() {
   $("counter").textContent = n ? format(gettext("Round %(n)s of %(total)s"), { n, total: st.rounds })
     : format(gettext("Round 1 of %(total)s soon"), { total: st.rounds });
   $("mine-label").textContent = st.scoring === "points" ? gettext("Points") : gettext("Chips");
-  $("mine").textContent = st.me ? (st.scoring === "points" ? st.me.points.toLocaleString(LOC) : money(myChips(), LOC)) : "–";
+  $("mine").textContent = st.me ? (st.scoring === "points" ? number(st.me.points, LOC) : money(myChips(), LOC)) : "–";
   renderFelt(r);
   renderStatus(r, phase);
   renderBoard(r, m);

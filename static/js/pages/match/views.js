@@ -3,6 +3,7 @@
 import { html } from "../../html.js";
 import { format, gettext, ngettext } from "../../i18n.js";
 import { cents, decimal, money } from "../../money.js";
+import { number } from "../../numbers.js";
 import { when } from "../../time.js";
 import { chartSVG } from "./chart.js";
 import { $, LOC, root, S, YouOr, avatar, bettingOpen, colorOf, me, nameYou, setHTML, youOr } from "./state.js";
@@ -21,7 +22,7 @@ function statusOf(p, r, st) {
 const byRank = (players) => players.slice().sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99) || a.player.localeCompare(b.player));
 function scoreHTML(st, p) {
   return st.scoring === "points"
-    ? html`${p.points.toLocaleString(LOC)}<small>${gettext("points")}</small>`
+    ? html`${number(p.points, LOC)}<small>${gettext("points")}</small>`
     : html`${money(p.chips, LOC)}<small>${gettext("chips")}</small>`;
 }
 export function renderStandings(st, r) {
@@ -75,7 +76,7 @@ export function renderResults(st) {
   const chips = st.scoring !== "points";
   let head;
   if (res.draw) head = gettext("A draw: everyone finished level");
-  else if (res.shared) head = format(gettext("%(names)s share the win"), { names: names(res.winners.map(YouOr), LOC) });
+  else if (res.shared) head = format(gettext("%(names)s share the win"), { names: names(res.winners.map(YouOr)) });
   else if (res.winners[0] === me()) head = gettext("You win!");
   else head = format(gettext("%(name)s wins!"), { name: res.winners[0] || "" });
   $("cup").innerHTML = res.draw ? DRAW_SVG : CUP_SVG;
@@ -85,7 +86,7 @@ export function renderResults(st) {
     chips ? gettext("Play-chips match") : gettext("Teaching match"),
     format(gettext("%(played)s of %(total)s rounds"), { played: st.rounds_played, total: st.rounds }),
   ];
-  if (st.finished_at) parts.push(format(gettext("finished %(when)s"), { when: when(st.finished_at, LOC) }));
+  if (st.finished_at) parts.push(format(gettext("finished %(when)s"), { when: when(st.finished_at) }));
   if (res.early) parts.push(format(gettext("ended early: only %(name)s still had chips"), { name: youOr(res.winners[0] || "") }));
   if (top && !res.draw) {
     parts.push(chips ? format(gettext("top score %(chips)s chips"), { chips: money(top.chips, LOC) })
@@ -95,11 +96,11 @@ export function renderResults(st) {
   const rows = res.ranking.map((r) => {
     const win = !res.draw && res.winners.includes(r.player);
     const net = chips && r.net != null ? html`<small class="net">${money(r.net, LOC, { signed: true })}</small>` : "";
-    const where = res.draw ? gettext("level") : win ? (res.shared ? gettext("shared win") : gettext("winner")) : place(r.rank, LOC);
+    const where = res.draw ? gettext("level") : win ? (res.shared ? gettext("shared win") : gettext("winner")) : place(r.rank);
     return html`<li class="${win ? "win" : ""} ${r.player === me() ? "me" : ""}" data-testid="rank-${r.player}" data-rank="${r.rank}">
       <span class="rk${r.rank <= 3 && !res.draw ? " medal m" + r.rank : ""}">${r.rank}</span>${avatar(r.player)}
       <span class="nm">${nameYou(r.player)}</span>
-      <span class="sc">${chips ? money(r.chips, LOC) : r.points.toLocaleString(LOC)}<small>${chips ? gettext("chips") : gettext("points")}</small>${net}</span>
+      <span class="sc">${chips ? money(r.chips, LOC) : number(r.points, LOC)}<small>${chips ? gettext("chips") : gettext("points")}</small>${net}</span>
       <span class="st" data-status="${win ? "bet" : "idle"}">${where}</span></li>`;
   });
   setHTML($("ranking"), html`${rows}`);
@@ -121,7 +122,7 @@ export function drawChart(st) {
     }
     return { name: p.player, color: colorOf(p.player), points };
   });
-  const fmt = (v) => (chips ? money(decimal(BigInt(Math.round(v * 100))), LOC) : v.toLocaleString(LOC));
+  const fmt = (v) => (chips ? money(decimal(BigInt(Math.round(v * 100))), LOC) : number(v, LOC));
   box.innerHTML = chartSVG({ series, width, chips, start, fmt });
   $("legend").innerHTML = String(html`${series.map((s) => html`<span style="--c:${s.color}">${nameYou(s.name)}</span>`)}`);
 }

@@ -38,21 +38,28 @@ export function listing(bets, loc) {
     .join(" + ");
 }
 
-/** ["alice", "bob", "carol"] -> "alice, bob and carol" (the language's own way of listing). */
-export function names(list, loc) {
-  try {
-    return new Intl.ListFormat(loc || undefined, { type: "conjunction" }).format(list);
-  } catch {
-    return list.join(", ");
-  }
+/** ["alice", "bob", "carol"] -> "alice, bob and carol", in the page's words (not Intl's ListFormat,
+ * whose words a browser may lack: Debian's Chromium lists Nepali names with "and"). */
+export function names(list) {
+  if (list.length < 2) return list.join("");
+  const all = list.slice(0, -1).join(pgettext("between names in a list", ", "));
+  return format(gettext("%(names)s and %(last)s"), { names: all, last: list[list.length - 1] });
 }
 
-/** 1 -> "1st place", in the language's ordinal form where Intl knows it (English here). */
-export function place(rank, loc) {
-  const rule = new Intl.PluralRules(loc || undefined, { type: "ordinal" }).select(rank);
+/** English's ordinal forms (1st, 2nd, 3rd, 11th...): the other languages write one form for every rank. */
+function ordinal(n) {
+  const ten = n % 10, hundred = n % 100;
+  if (ten === 1 && hundred !== 11) return "one";
+  if (ten === 2 && hundred !== 12) return "two";
+  if (ten === 3 && hundred !== 13) return "few";
+  return "other";
+}
+
+/** 1 -> "1st place". */
+export function place(rank) {
   const texts = {
     one: () => gettext("%(n)sst place"), two: () => gettext("%(n)snd place"),
     few: () => gettext("%(n)srd place"), other: () => gettext("%(n)sth place"),
   };
-  return format((texts[rule] || texts.other)(), { n: rank });
+  return format(texts[ordinal(rank)](), { n: rank });
 }

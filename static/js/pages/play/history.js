@@ -55,7 +55,7 @@ export function roundHTML(r, { tables = {}, lang = locale() } = {}) {
   const cards = r.cards.map((c, i) => cardHTML(c.card, { pos: c.position, match: Boolean(r.winner) && i === r.cards.length - 1, cls: c.side }));
   return html`<li class="gi-round" data-round="${r.round}" data-status="${r.status}">
     <div class="gi-round-head"><a href="/rounds/${r.round}/">${format(gettext("Round %(id)s"), { id: r.round })}</a>
-      <span class="muted">${name} · <time datetime="${r.opened_at}">${when(r.opened_at, lang)}</time></span></div>
+      <span class="muted">${name} · <time datetime="${r.opened_at}">${when(r.opened_at)}</time></span></div>
     <div class="gi-cards mini small"><span class="gi-joker">${raw(cardHTML(r.joker, { cls: "joker" }))}</span><span class="sr-only">${gettext("Cards in the order dealt:")}</span>${raw(cards.join(""))}</div>
     ${outcome(r)}
     <ul class="gi-bets">${r.bets.map((b) => html`<li class="${b.status}"><span>${spotLabel(b.spot)}</span> <span>${money(b.amount, lang)}</span> <span class="muted">${BET_STATUS[b.status] ? BET_STATUS[b.status]() : b.status}</span>${b.status === "won" || b.status === "refunded" ? html` <span>→ ${money(b.payout, lang)}</span>` : ""}</li>`)}</ul>

@@ -5,7 +5,8 @@
 // streaks. Everything counted or expected is the server's; this module only draws it.
 
 import { html, raw } from "../../html.js";
-import { format, gettext, ngettext, pgettext } from "../../i18n.js";
+import { format, gettext, locale, ngettext, pgettext } from "../../i18n.js";
+import { number } from "../../numbers.js";
 import { refresher } from "./refresh.js";
 
 export const BEAD_ROWS = 6;
@@ -66,8 +67,9 @@ function beadPlate(results) {
   return html`<div class="gi-beads-wrap"><div class="gi-beads" role="img" aria-label="${label}" data-testid="bead-plate">${columns.map((col) => html`<div class="col">${col.map((r) => r === null ? html`<span class="bead empty"></span>` : html`<span class="bead ${r.winner}" data-round="${r.round}" title="${format(gettext("Round %(id)s: %(side)s, %(n)s cards"), { id: r.round, side: SIDE_NAME[r.winner](), n: r.cards_dealt })}">${SIDE_LETTER[r.winner]()}</span>`)}</div>`)}</div></div>`;
 }
 
-export function statsHTML(s, last) {
+export function statsHTML(s, last, lang = locale()) {
   const rows = s.card_count;
+  const expected = (v) => number(v, lang, { min: 2, max: 2 });  // the server's two decimals, as it writes them
   return html`
     <div class="gi-stats-head">
       <p class="gi-counted" data-testid="stats-rounds">${ngettext("%(n)s round counted", "%(n)s rounds counted", s.rounds)}</p>
@@ -75,9 +77,9 @@ export function statsHTML(s, last) {
     </div>
     ${beadPlate(s.results)}
     <dl class="gi-figures" data-testid="stats-figures">
-      <div><dt>${pgettext("side", "Andar")}</dt><dd data-testid="wins-andar">${ngettext("%(n)s win (expected %(e)s)", "%(n)s wins (expected %(e)s)", s.wins.andar, { e: s.expected_wins.andar })}</dd></div>
-      <div><dt>${pgettext("side", "Bahar")}</dt><dd data-testid="wins-bahar">${ngettext("%(n)s win (expected %(e)s)", "%(n)s wins (expected %(e)s)", s.wins.bahar, { e: s.expected_wins.bahar })}</dd></div>
-      <div><dt>${gettext("Side that got the first card")}</dt><dd data-testid="wins-first">${ngettext("%(n)s win (expected %(e)s)", "%(n)s wins (expected %(e)s)", s.first_side_wins, { e: s.expected_first_side_wins })}</dd></div>
+      <div><dt>${pgettext("side", "Andar")}</dt><dd data-testid="wins-andar">${ngettext("%(n)s win (expected %(e)s)", "%(n)s wins (expected %(e)s)", s.wins.andar, { e: expected(s.expected_wins.andar) })}</dd></div>
+      <div><dt>${pgettext("side", "Bahar")}</dt><dd data-testid="wins-bahar">${ngettext("%(n)s win (expected %(e)s)", "%(n)s wins (expected %(e)s)", s.wins.bahar, { e: expected(s.expected_wins.bahar) })}</dd></div>
+      <div><dt>${gettext("Side that got the first card")}</dt><dd data-testid="wins-first">${ngettext("%(n)s win (expected %(e)s)", "%(n)s wins (expected %(e)s)", s.first_side_wins, { e: expected(s.expected_first_side_wins) })}</dd></div>
       <div><dt>${gettext("Longest streaks")}</dt><dd data-testid="streaks">${format(gettext("Andar %(a)s, Bahar %(b)s"), { a: s.longest_streaks.andar, b: s.longest_streaks.bahar })}</dd></div>
     </dl>
     <h3 class="gi-sub">${gettext("Cards dealt per round: observed and expected")}</h3>
@@ -86,7 +88,7 @@ export function statsHTML(s, last) {
     <div class="sr-only"><table data-testid="count-table">
       <caption>${gettext("Card-count boxes: rounds observed and expected")}</caption>
       <thead><tr><th scope="col">${gettext("Cards dealt")}</th><th scope="col">${gettext("Observed")}</th><th scope="col">${gettext("Expected")}</th></tr></thead>
-      <tbody>${rows.map((b) => html`<tr><th scope="row">${b.box}</th><td>${b.observed}</td><td>${b.expected}</td></tr>`)}</tbody>
+      <tbody>${rows.map((b) => html`<tr><th scope="row">${b.box}</th><td>${b.observed}</td><td>${expected(b.expected)}</td></tr>`)}</tbody>
     </table></div>`;
 }
 

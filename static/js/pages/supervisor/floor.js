@@ -1,7 +1,7 @@
 // The floor, refreshed every 2 s with one request whatever the number of tables
 // (GET /api/floor/: every table, its current round, players, stakes, exposure, open incidents).
 
-import { format, gettext, locale } from "../../i18n.js";
+import { format, gettext } from "../../i18n.js";
 import { when } from "../../time.js";
 import { $, api, bus, showError, state } from "./ui.js";
 
@@ -32,7 +32,7 @@ async function once() {
       if (t.round && t.round.status === "betting") deadlines[t.round.id] = at + t.round.betting_left_ms;
     }
     live.dataset.state = "live";
-    liveText.textContent = format(gettext("Live · %(time)s"), { time: when(new Date().toISOString(), locale()) });
+    liveText.textContent = format(gettext("Live · %(time)s"), { time: when(new Date().toISOString()) });
     bus.dispatchEvent(new CustomEvent("floor", { detail: tables }));
   } catch (e) {
     live.dataset.state = "down";

@@ -71,7 +71,7 @@ function renderRounds(rows) {
       <td>${r.table}</td><td><span class="pill" data-status="${r.status}">${statusName(r.status)}</span></td>
       <td>${r.joker}</td><td>${sideName(r.first_side)}</td><td>${r.winner ? sideName(r.winner) : "—"}</td><td class="num">${r.cards_dealt}</td>
       <td class="num">${r.bets}</td><td class="num">${amount(r.staked)}</td><td class="num">${amount(r.paid)}</td>
-      <td class="num">${r.house_result === "" ? "" : amount(r.house_result)}</td><td class="num">${r.incidents || ""}</td><td>${r.dealer}</td><td>${when(r.opened_at, locale())}</td></tr>
+      <td class="num">${r.house_result === "" ? "" : amount(r.house_result)}</td><td class="num">${r.incidents || ""}</td><td>${r.dealer}</td><td>${when(r.opened_at)}</td></tr>
       ${expanded === r.id ? auditRow(r.id) : ""}`)}`
     : html`<tr><td colspan="${COLS}" class="muted">${gettext("No rounds match.")}</td></tr>`);
   $("#history-foot").textContent = (rows.length >= 200
@@ -87,7 +87,7 @@ function renderIncidents(rows) {
   tbody.innerHTML = String(rows.length ? html`${rows.map((i) => html`<tr class="row" data-incident="${i.id}">
       <td><button type="button" class="row-open" aria-label="${format(gettext("Open incident #%(id)s"), { id: i.id })}">#${i.id}</button></td>
       <td>#${i.round}</td><td>${tableName(i.table)}</td><td>${kindName(i.kind)}</td>
-      <td><span class="pill" data-status="${i.status}">${statusName(i.status)}</span></td><td>${i.raised_by}</td><td>${when(i.created_at, locale())}</td>
+      <td><span class="pill" data-status="${i.status}">${statusName(i.status)}</span></td><td>${i.raised_by}</td><td>${when(i.created_at)}</td>
       <td>${i.resolved_by || ""}</td><td>${i.resolution}</td></tr>`)}`
     : html`<tr><td colspan="9" class="muted">${gettext("No incidents match.")}</td></tr>`);
   $("#history-foot").textContent = ngettext("%(n)s incident.", "%(n)s incidents.", rows.length) + " " + gettext("Open an incident to handle it.");
@@ -97,7 +97,7 @@ function auditRow(id) {
   const events = audits[id];
   const inner = !events ? html`<p class="muted">${gettext("Loading the audit trail…")}</p>`
     : html`<ol class="audit-list" aria-label="${format(gettext("Audit of round #%(id)s"), { id })}">${events.map((ev) => html`
-      <li data-action="${ev.action}"><span class="muted">${when(ev.at, locale())}</span><span class="act">${ev.action}</span>
+      <li data-action="${ev.action}"><span class="muted">${when(ev.at)}</span><span class="act">${ev.action}</span>
       <span>${ev.actor || pgettext("actor", "system")}</span><span>${ev.from_status || "·"} → ${ev.to_status || "·"}</span>
       <span class="data">${dataHTML(ev.data)}</span></li>`)}</ol>`;
   return html`<tr class="audit" id="audit-${id}" data-audit="${id}"><td colspan="${COLS}">${inner}</td></tr>`;

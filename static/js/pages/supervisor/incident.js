@@ -79,7 +79,7 @@ function render(d) {
   panel.dataset.incident = d.id;
   $("#detail-title").textContent = format(gettext("Incident #%(id)s · %(kind)s"), { id: d.id, kind: kindName(d.kind) });
   const sub = [format(gettext("Round #%(round)s at %(table)s · raised by %(who)s at %(time)s"),
-    { round: r.id, table: tableName(r.table), who: d.raised_by, time: when(d.created_at, locale()) })];
+    { round: r.id, table: tableName(r.table), who: d.raised_by, time: when(d.created_at) })];
   if (r.dealer) sub.push(format(gettext("dealt by %(dealer)s"), { dealer: r.dealer }));
   sub.push(format(gettext("first card to %(side)s"), { side: sideName(r.first_side) }));
   $("#detail-sub").textContent = sub.join(" · ");
@@ -124,7 +124,7 @@ function render(d) {
   if ($("#notes").dataset.key !== notesKey) {
     $("#notes").dataset.key = notesKey;
     $("#notes").innerHTML = String(d.notes.length
-      ? html`${d.notes.map((x) => html`<li><small>${x.by} · ${when(x.at, locale())}</small>${x.text}</li>`)}`
+      ? html`${d.notes.map((x) => html`<li><small>${x.by} · ${when(x.at)}</small>${x.text}</li>`)}`
       : html`<li class="none-yet">${gettext("No notes yet.")}</li>`);
   }
 
@@ -137,7 +137,7 @@ function render(d) {
   note.hidden = open;
   if (!open) {
     note.textContent = format(d.status === "voided" ? gettext("Voided by %(who)s at %(time)s: %(text)s") : gettext("Resolved by %(who)s at %(time)s: %(text)s"),
-      { who: d.resolved_by || "—", time: when(d.resolved_at, locale()), text: d.resolution });
+      { who: d.resolved_by || "—", time: when(d.resolved_at), text: d.resolution });
   }
 }
 
@@ -249,7 +249,7 @@ async function loadRefunds(roundId) {
     count: String(html`<span data-f="count">${count}</span>`), total: String(html`<span data-f="total">${amount(total)}</span>`),
     currency: esc(currency), players: esc(ngettext("%(n)s player", "%(n)s players", players.length)),
   }) + String(voided ? html`<br><small class="muted">${format(gettext("Voided by %(who)s at %(time)s: %(reason)s"),
-    { who: voided.actor, time: when(voided.at, locale()), reason: voided.data.reason })}</small>` : "");
+    { who: voided.actor, time: when(voided.at), reason: voided.data.reason })}</small>` : "");
   $("#refunds-table tbody").innerHTML = String(refunded.length
     ? html`${refunded.map((b) => {
       const x = entryOf[b.id];

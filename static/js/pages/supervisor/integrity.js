@@ -5,7 +5,7 @@
 
 import { pageToken } from "../../api.js";
 import { html, raw } from "../../html.js";
-import { format, gettext, locale, ngettext } from "../../i18n.js";
+import { format, gettext, ngettext } from "../../i18n.js";
 import { LiveSocket, socketURL } from "../../stream.js";
 import { INTEGRITY_ACKNOWLEDGED, INTEGRITY_ALERT } from "../../../supervisor_events.js";
 import { when } from "../../time.js";
@@ -61,7 +61,7 @@ function renderAlerts() {
   list.innerHTML = open.map((a) => html`<li class="ig-alert" data-alert="${a.id}">
     <h4>${subject(a)}: ${checkName(a.check)}</h4>
     <p>${format(gettext("Statistic %(stat)s reached the threshold %(threshold)s after round %(round)s, %(time)s."), {
-      stat: a.statistic, threshold: a.threshold, round: a.round ?? "-", time: when(a.raised_at, locale()) })}</p>
+      stat: a.statistic, threshold: a.threshold, round: a.round ?? "-", time: when(a.raised_at) })}</p>
     <form data-ack="${a.id}" autocomplete="off">
       <label for="ig-note-${a.id}">${gettext("Note (what was found or done)")}</label>
       <textarea id="ig-note-${a.id}" name="note" rows="2" maxlength="2000" required></textarea>

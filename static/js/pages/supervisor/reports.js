@@ -6,16 +6,16 @@
 import { html } from "../../html.js";
 import { format, gettext, locale } from "../../i18n.js";
 import { money } from "../../money.js";
+import { number } from "../../numbers.js";
+import { fields } from "../../time.js";
 import { $, api, showError } from "./ui.js";
 import { spotName } from "./words.js";
 
 const W = 640, H = 240, LEFT = 64, RIGHT = 12, TOP = 12, BOTTOM = 44;
 const amount = (v) => money(v, locale(), { places: 2 });
-const percent = (v) => (v === null || v === undefined ? "–"
-  : new Intl.NumberFormat(locale(), { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(Number(v)) + " %");
-const decimal2 = (v) => (v === null || v === undefined ? "–"
-  : new Intl.NumberFormat(locale(), { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(Number(v)));
-const count = (v) => new Intl.NumberFormat(locale()).format(v);
+const decimal2 = (v) => (v === null || v === undefined ? "–" : number(v, locale(), { min: 2, max: 2 }));
+const percent = (v) => (v === null || v === undefined ? "–" : decimal2(v) + " %");
+const count = (v) => number(v, locale(), { max: 0 });
 const dealers = new Map();  // id -> username, as the reports name them
 let seq = 0;
 
@@ -24,16 +24,13 @@ function isoDay(date) {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }
 
-function dayLabel(key) {
-  return new Intl.DateTimeFormat(locale(), { timeZone: "UTC", day: "numeric", month: "short" }).format(new Date(key + "T00:00:00Z"));
-}
-
-/** A row's name for people, by what the report is grouped by. */
+/** A row's name for people, by what the report is grouped by: a day as the studio writes dates
+ * (2026-12-06, the same in every language: time.js), an hour with its UTC clock. */
 export function rowLabel(group, row) {
-  if (group === "day" && row.key) return dayLabel(row.key);
+  if (group === "day" && row.key) return row.key;
   if (group === "hour" && row.key) {
-    return new Intl.DateTimeFormat(locale(), { timeZone: "UTC", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" })
-      .format(new Date(row.key)) + " UTC";
+    const t = fields(new Date(row.key), "UTC");
+    return `${t.year}-${t.month}-${t.day} ${t.hour}:${t.minute} UTC`;
   }
   if (group === "dealer") return row.label || gettext("No dealer (virtual)");
   if (group === "shift") return row.key ? format(gettext("Shift %(id)s"), { id: row.key }) : gettext("No shift");
