@@ -3,7 +3,8 @@
 Used by the studio_user command and by the admin for superusers; the admin gives no one else a way
 to these fields. A password is never recorded, only that it was set or disabled; setting one
 revokes the user's tokens (a token taken with the old password dies with it), and so does any change
-of the user's roles, permissions or flags (deactivation included).
+of the user's roles, permissions or flags (deactivation included): the user's open WebSockets, which
+learnt who the user is when they connected, are closed with the tokens (accounts.tokens).
 """
 from __future__ import annotations
 
@@ -50,8 +51,9 @@ def _names(items) -> str:
 @transaction.atomic
 def user_update(*, actor, source: str, user, groups=None, permissions=None, **flags) -> list[AccessChange]:
     """Set any of is_superuser, is_staff, is_active, the user's groups and direct permissions; record
-    each value that changes (old and new). Any change revokes the user's tokens; reactivating the
-    account later does not revive them."""
+    each value that changes (old and new). Any change revokes the user's tokens (and so closes their
+    sockets, which hold the roles they connected with); reactivating the account later does not
+    revive them."""
     unknown = set(flags) - set(FLAGS)
     if unknown:
         raise TypeError(f"user_update does not change {sorted(unknown)}")
