@@ -2,7 +2,9 @@
 
 Used by the studio_user command and by the admin for superusers; the admin gives no one else a way
 to these fields. A password is never recorded, only that it was set or disabled; setting one
-revokes the user's tokens (a token taken with the old password dies with it).
+revokes the user's tokens (a token taken with the old password dies with it), and so does any change
+of the user's roles, permissions or flags (deactivation included): the user's open WebSockets, which
+learnt who the user is when they connected, are closed with the tokens (accounts.tokens).
 """
 from __future__ import annotations
 
@@ -49,32 +51,36 @@ def _names(items) -> str:
 @transaction.atomic
 def user_update(*, actor, source: str, user, groups=None, permissions=None, **flags) -> list[AccessChange]:
     """Set any of is_superuser, is_staff, is_active, the user's groups and direct permissions; record
-    each value that changes (old and new). Deactivating a user revokes their tokens."""
+    each value that changes (old and new). Any change revokes the user's tokens (and so closes their
+    sockets, which hold the roles they connected with); reactivating the account later does not
+    revive them."""
     unknown = set(flags) - set(FLAGS)
     if unknown:
         raise TypeError(f"user_update does not change {sorted(unknown)}")
-    records = []
     changed = [name for name, value in flags.items() if value is not None and getattr(user, name) != value]
     old = {name: getattr(user, name) for name in changed}
     for name in changed:
         setattr(user, name, flags[name])
-    if changed:  # the user's row first, then the records (the chain's head is locked last)
-        user.save(update_fields=changed)
-        if flags.get("is_active") is False and "is_active" in changed:
-            tokens_revoke_all(user=user)  # reactivating the account later does not revive them
-    for name in changed:
-        records.append(change_record(actor=actor, source=source, user=user, field=name, old=old[name], new=flags[name]))
+    related_changes = []
     for field, new in (("groups", groups), ("user_permissions", permissions)):
         if new is None:
             continue
         related = getattr(user, field)
-        old = list(related.all())
-        new = list(new)
-        if _names(old) != _names(new):
-            related.set(new)
-            records.append(change_record(actor=actor, source=source, user=user, field=field, old=_names(old), new=_names(new)))
-    if records:
-        user._studio_roles = None  # studio.roles reads them again
+        before, new = list(related.all()), list(new)
+        if _names(before) != _names(new):
+            related_changes.append((field, related, _names(before), new))
+    if not changed and not related_changes:
+        return []
+    # The user's rows first, then the records (the chain's head is locked last).
+    if changed:
+        user.save(update_fields=changed)
+    for _, related, _, new in related_changes:
+        related.set(new)
+    tokens_revoke_all(user=user)
+    user._studio_roles = None  # studio.roles reads them again
+    records = [change_record(actor=actor, source=source, user=user, field=name, old=old[name], new=flags[name]) for name in changed]
+    for field, _, before, new in related_changes:
+        records.append(change_record(actor=actor, source=source, user=user, field=field, old=before, new=_names(new)))
     return records
 
 

@@ -2,11 +2,12 @@
 from django.contrib.auth.signals import user_logged_out
 from django.dispatch import receiver
 
-from .tokens import page_token_revoke
+from .tokens import session_revoke
 
 
-@receiver(user_logged_out, dispatch_uid="accounts.page_token_revoke")
-def _revoke_page_token(sender, request, user, **kwargs):
-    """Django sends this before it flushes the session: the session's page token dies with it."""
+@receiver(user_logged_out, dispatch_uid="accounts.session_revoke")
+def _revoke_session(sender, request, user, **kwargs):
+    """Django sends this before it flushes the session: the session's page token dies with it, and
+    the sockets opened with either close."""
     if request is not None:
-        page_token_revoke(request)
+        session_revoke(request=request, user=user)

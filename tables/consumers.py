@@ -13,6 +13,14 @@ every member's queue from its own task (`write_queued`). The event arrives JSON-
 usual case) costs no task switch; a send that would wait (a slow or dead watcher whose buffers are
 full) is handed to that watcher's own task, its later texts queued behind it, so it never holds up
 the others; a watcher too far behind is closed (it reconnects to a fresh snapshot).
+
+A watcher connected as a player lives as long as its credential (accounts/asgi_auth.py): a timer
+on the loop closes it with 4401 at its token's expiry (and no personal message is passed on after
+that moment), and a close order for its credential (tables.stream.revokes: a revoked token, a
+logged-out session, a changed password, role or deactivation), which the hub receives through the
+`revocations` group, closes it with 4401 as soon as it arrives: nothing received after it is passed
+on. No database read per event; one per connect, after the subscriptions, checks the credential
+again (a revocation committed while the socket connected).
 """
 from __future__ import annotations
 
@@ -22,6 +30,7 @@ import logging
 import time
 from collections import deque
 
+from accounts.asgi_auth import still_valid
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
@@ -32,13 +41,14 @@ from studio import access, metrics
 
 from .access import table_visible
 from .snapshot import table_snapshot
-from .stream import parts, table_group, user_group
+from .stream import REVOCATIONS, REVOKED, parts, revokes, table_group, user_group
 
 log = logging.getLogger(__name__)
 
 GAP_WAIT = 0.3  # seconds an event may wait for a missing earlier one before it is sent anyway
 SNAPSHOT_REUSE = 1.0  # seconds a process may hand the same snapshot to watchers joining (until an event)
 MAX_BACKLOG = 500  # messages queued for a watcher that does not read, before it is closed
+CLOSE_UNAUTHORIZED = 4401  # the socket's token expired or its credential was revoked
 CLOSE_NO_TABLE = 4404
 CLOSE_TOO_SLOW = 4408
 
@@ -145,6 +155,10 @@ class StreamHub:
                 log.exception("stream hub: receive failed")
                 await asyncio.sleep(1)
                 continue
+            if message.get("type") == REVOKED:  # a close order: to the user's local sockets
+                for watcher in list(self.members.get(user_group(message["user"]), ())):
+                    watcher.revoke(message)
+                continue
             group, seq = message.get("group"), message.get("seq")
             if seq is not None and seq > self.last_seq.get(group, 0):
                 self.last_seq[group] = seq
@@ -205,13 +219,22 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         self.backlog: deque[str] = deque()  # texts not yet written to the socket
         self.writer: asyncio.Task | None = None  # the watcher's own task writing the backlog, while its socket is slow
         self.user_id, self.close_code, self.started = None, None, time.monotonic()
+        self.credential = None  # what the player signed in with (accounts.asgi_auth.Credential)
+        self.expires: float | None = None  # the loop's time at which its token expires
+        self.expiry = None  # the timer that closes the socket then
 
     async def connect(self):
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         user = self.scope.get("user") or AnonymousUser()
         self.user_id = user.pk if user.is_authenticated else None
+        self.credential = self.scope.get("credential") if self.user_id else None
         await self.accept()
         access.ws_connected(self.scope, self.user_id)
+        left = self.credential.seconds_left() if self.credential is not None else None
+        if left is not None:
+            loop = asyncio.get_running_loop()
+            self.expires = loop.time() + left
+            self.expiry = loop.call_later(left, self._end, CLOSE_UNAUTHORIZED)
         if not await _visible(self.table_id, user):  # a private table of others: as if there were none
             await self.close(code=CLOSE_NO_TABLE)
             return
@@ -222,10 +245,17 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
             await self._join(table_group(self.table_id))  # join first, then read the snapshot: no event falls between
             if self.user_id:
                 await self._join(user_group(self.user_id))
+                if self.credential is not None:
+                    await self._join(REVOCATIONS)
+                    if not await still_valid(self.scope):  # revoked before the subscription
+                        self._end(CLOSE_UNAUTHORIZED)
+                        return
             snapshot = await self.hub.snapshot(self.table_id)
         except BaseException:
             await self._leave()
             raise
+        if self.closed:
+            return
         if snapshot is None:
             await self.close(code=CLOSE_NO_TABLE)
             return
@@ -247,6 +277,8 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
             metrics.STREAM_CONNECTIONS.dec()
         if self.gap_timer is not None:
             self.gap_timer.cancel()
+        if self.expiry is not None:
+            self.expiry.cancel()
         if self.writer is not None:
             self.writer.cancel()
         joined, self.joined = self.joined, []
@@ -279,7 +311,10 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
             self.early.append(message)
             return
         seq = message.get("seq")
-        if seq is None:  # a personal message
+        if seq is None:  # a personal message: never after the token's expiry
+            if self.expires is not None and self.hub.loop.time() >= self.expires:
+                self._end(CLOSE_UNAUTHORIZED)
+                return
             self._write(message["text"])
         elif seq == self.next_seq:
             self._write(message["text"])
@@ -336,13 +371,24 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         finally:
             self.writer = None
 
+    def revoke(self, message: dict) -> None:
+        """A close order (tables.stream.revokes) from the hub: closed at once if it names this socket."""
+        if revokes(message, user_id=self.user_id, credential=self.credential):
+            self._end(CLOSE_UNAUTHORIZED)
+
     def _too_slow(self) -> None:
         log.warning("closing a watcher of table %s: more than %s messages behind", self.table_id, MAX_BACKLOG)
+        self._end(CLOSE_TOO_SLOW)
+
+    def _end(self, code: int) -> None:
+        """Pass nothing more on from now, and close the socket with `code`."""
+        if self.closed:
+            return
         self.closed = True
         self.backlog.clear()
         if self.writer is not None:
             self.writer.cancel()
-        self.closing = asyncio.get_running_loop().create_task(self._close_quietly(CLOSE_TOO_SLOW))
+        self.closing = asyncio.get_running_loop().create_task(self._close_quietly(code))
 
     async def _close_quietly(self, code: int) -> None:
         try:

@@ -1,4 +1,5 @@
-"""The hook points of a round: every reaction that goes up the layers, declared here and only here.
+"""The hook points of a round: every reaction that goes up the layers, declared here and only here
+(but accounts' own, which sits below tables and cannot import it: accounts/hooks.py).
 
 A service low in the layers (tables, bets, incidents) cannot import the code that reacts to its
 change (a task, a match): that code sits above it. So the service sends one of these Django signals

@@ -30,6 +30,19 @@ else (a Celery task, the virtual dealer, a command) they are sent before `publis
 process's one publishing loop (a daemon thread started on first use): its channel layer keeps one
 Redis connection, where a new event loop per call (`async_to_sync` from a plain thread) opened and
 closed one for every message.
+
+Closing sockets whose credentials were revoked (accounts.hooks.credentials_revoked: a logout, a
+password set, a change of a user's roles, permissions or flags): after the commit, one message
+to the `revocations` group, which every web process with an authenticated socket listens to,
+
+    {"type": "stream.revoked", "group": "revocations", "seq": None, "user": 3, "credentials": ["<digest>", ...], "sessions": true}
+
+and each socket of that user opened with one of those credentials (accounts.tokens.credential_digest
+of its token's or session's key), or with a session cookie when `sessions` is true, is closed with
+4401 (`revokes`). This one is sent before the revoking call returns, wherever it runs (in a request
+thread too, on the process's publishing loop): when the logout answers, Redis has the message, so
+a personal message published after it reaches each process after it, and is never delivered to a
+socket it closed.
 """
 from __future__ import annotations
 
@@ -59,6 +72,11 @@ log = logging.getLogger(__name__)
 
 _TABLE_EVENTS = frozenset(TABLE_EVENTS)
 _USER_EVENTS = frozenset(USER_EVENTS)
+
+
+REVOCATIONS = "revocations"  # the group of the close orders for revoked credentials
+REVOKED = "stream.revoked"
+REVOKE_WAIT = 5.0  # seconds a revoking call waits at most for its close order to be published
 
 
 def table_group(table_id: int) -> str:
@@ -192,3 +210,30 @@ def user_events(events: list[tuple[int, UserEvent]]) -> None:
         assert type(payload) in _USER_EVENTS, payload
         batch.append(_message(user_group(user_id), {"type": payload.name, "at": now, **payload.fields()}))
     transaction.on_commit(lambda: publish(batch))
+
+
+def credentials_revoked(sender, *, user_id: int, digests: list[str], sessions: bool, **kwargs) -> None:
+    """The receiver of accounts.hooks.credentials_revoked: after commit, tell every process to close
+    the user's sockets opened with these credentials (and with a session cookie, when `sessions`)."""
+    message = {"type": REVOKED, "group": REVOCATIONS, "seq": None, "user": user_id, "credentials": list(digests),
+               "sessions": sessions}
+    transaction.on_commit(lambda: _publish_and_wait(message))
+
+
+def _publish_and_wait(message: dict[str, Any]) -> None:
+    """Send `message` and return once Redis has it (REVOKE_WAIT at most), in any thread. Never raises."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        asyncio.run_coroutine_threadsafe(layer.group_send(message["group"], message), _publishing_loop()).result(REVOKE_WAIT)
+    except Exception:  # Redis away or slow: the socket still closes at its token's expiry
+        log.exception("stream: close order for user %s failed", message["user"])
+
+
+def revokes(message: dict[str, Any], *, user_id: int | None, credential) -> bool:
+    """Whether a close order (`REVOKED`) concerns a socket of `user_id` opened with `credential`
+    (accounts.asgi_auth.Credential; None: an anonymous socket, which no order concerns)."""
+    if credential is None or message["user"] != user_id:
+        return False
+    return credential.digest in message["credentials"] or (message["sessions"] and credential.session)

@@ -194,3 +194,13 @@ def test_deactivating_a_user_revokes_their_tokens_for_good(dealer, anon_api):
     user_update(actor=None, source=COMMAND, user=dealer, is_active=False)
     user_update(actor=None, source=COMMAND, user=dealer, is_active=True)
     assert with_token(key).get("/api/me/").status_code == 401
+
+
+def test_a_change_of_role_revokes_the_users_tokens_and_no_change_keeps_them(dealer, anon_api):
+    from accounts.services import COMMAND, role_group, user_update
+
+    key = login(anon_api, "dealer", "pw-dealer").json()["token"]
+    assert user_update(actor=None, source=COMMAND, user=dealer, is_staff=False, groups=[role_group("dealer")]) == []
+    assert with_token(key).get("/api/me/").status_code == 200
+    user_update(actor=None, source=COMMAND, user=dealer, groups=[role_group("supervisor")])
+    assert with_token(key).get("/api/me/").status_code == 401

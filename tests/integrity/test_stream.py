@@ -1,12 +1,14 @@
 """The supervisors' stream (ws/supervisors/) on the real ASGI app: a supervisor gets the open alerts
 on connect and every new alert and acknowledgement as it commits; a player, a dealer or an anonymous
-client is closed with 4403 and never joins."""
+client is closed with 4403 and never joins; a supervisor's socket closes with 4401 when their token
+is revoked, their role changes or the token expires."""
 import json
 
 import pytest
 from asgiref.sync import sync_to_async
 
-from accounts.tokens import token_issue
+from accounts.services import COMMAND, role_group, user_update
+from accounts.tokens import token_issue, token_revoke
 from integrity.models import Alert
 from integrity.services import alert_acknowledge
 from tests.stream.conftest import ORIGIN, TIMEOUT, WebsocketCommunicator, application
@@ -80,3 +82,25 @@ async def test_anyone_but_a_supervisor_is_closed_and_hears_no_alert(who, alice, 
     await in_thread(stacked_until_alert)(table, dealer, rng)
     assert await comm.receive_nothing(timeout=0.3)
     await comm.disconnect()
+
+
+@pytest.mark.parametrize("end", ["logout", "role", "expiry"])
+async def test_a_supervisors_socket_closes_with_4401_when_the_token_is_revoked_the_role_changes_or_it_expires(
+        end, settings, supervisor, dealer, table, rng):
+    if end == "expiry":
+        settings.TOKEN_TTL = 3
+    key = (await in_thread(token_issue)(user=supervisor)).key
+    comm = WebsocketCommunicator(application, f"/ws/supervisors/?token={key}", headers=ORIGIN)
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    try:
+        assert (await receive(comm))["type"] == "snapshot"
+        if end == "logout":
+            await in_thread(token_revoke)(key=key)
+        elif end == "role":
+            await in_thread(lambda: user_update(actor=None, source=COMMAND, user=supervisor, is_staff=False, groups=[role_group("dealer")]))()
+        assert await comm.receive_output(TIMEOUT) == {"type": "websocket.close", "code": 4401}
+        await in_thread(stacked_until_alert)(table, dealer, rng)
+        assert await comm.receive_nothing(timeout=0.3)
+    finally:
+        await comm.disconnect()

@@ -51,6 +51,15 @@ class Watcher:
                 got.append(await self.next(timeout))
         return got
 
+    async def until_closed(self, timeout: float = TIMEOUT) -> int:
+        """The code the server closes the socket with; the messages before it join `messages`."""
+        async with asyncio.timeout(timeout):
+            while True:
+                output = await self.comm.receive_output(timeout)
+                if output["type"] == "websocket.close":
+                    return output.get("code")
+                self.messages.append(json.loads(output["text"]))
+
     async def nothing(self, timeout: float = 0.3) -> bool:
         return await self.comm.receive_nothing(timeout=timeout)
 

@@ -2,8 +2,9 @@
 and a Celery worker (settlement), all on the test PostgreSQL database and the Redis channel layer.
 Watchers on both processes, connected with the `websockets` library, see the same events of a
 round dealt through the HTTP API (through both processes), in the same order, through
-round.settled; the servers do not negotiate per-message compression; and a watcher that never
-reads, its TCP buffers full, holds up no one and is let go."""
+round.settled; the servers do not negotiate per-message compression; a watcher that never
+reads, its TCP buffers full, holds up no one and is let go; and a logout through one process closes
+its token's sockets on both, before a bet placed right after it could reach them."""
 import asyncio
 import json
 import os
@@ -21,6 +22,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.conf import settings as dj_settings
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 from tests import localhttp
 from tests.servers import db_url_of_tests, free_ports, wait_until
@@ -105,6 +107,15 @@ class RealWatcher:
             while not any(m.get("type") == "round.settled" for m in self.messages):
                 self.messages.append(json.loads(await self.ws.recv()))
         return self.messages
+
+    async def until_closed(self, timeout: float = 10) -> int:
+        """The code the server closed the socket with; the messages before it join `messages`."""
+        async with asyncio.timeout(timeout):
+            try:
+                while True:
+                    self.messages.append(json.loads(await self.ws.recv()))
+            except ConnectionClosed:
+                return self.ws.close_code
 
     async def personal(self, count: int, timeout: float = 10) -> list[dict]:
         async with asyncio.timeout(timeout):
@@ -239,3 +250,41 @@ async def test_a_watcher_that_never_reads_holds_up_no_one_and_is_let_go(studio, 
     seqs = [json.loads(f.data)["seq"] for f in frames if f.opcode is Opcode.TEXT]
     assert frames[-1].opcode is Opcode.CLOSE and stalled[1].close_rcvd.code == 4408
     assert seqs == list(range(1, len(seqs) + 1)) and len(seqs) < count  # in order, then let go
+
+
+async def test_a_logout_through_one_process_closes_the_tokens_sockets_on_both_before_a_later_bet_reaches_them(studio, make_table, dealer, alice):
+    from accounts.services import COMMAND, user_password_set
+    from accounts.tokens import token_issue
+
+    a, b = studio.ports
+    table_id = await sync_to_async(_table)(make_table, studio.ports, betting_seconds=60)
+    dealer_token, revoked = await sync_to_async(_tokens)(dealer, alice)
+    kept = (await sync_to_async(token_issue)(user=alice)).key
+    gone = [RealWatcher(a, table_id, token=revoked), RealWatcher(b, table_id, token=revoked)]
+    stays = RealWatcher(a, table_id, token=kept)
+    dealer_http = localhttp.AsyncClient(base_url=f"http://127.0.0.1:{a}", headers={"Authorization": f"Token {dealer_token}"})
+    logout_http = localhttp.AsyncClient(base_url=f"http://127.0.0.1:{a}", headers={"Authorization": f"Token {revoked}"})
+    bet_http = localhttp.AsyncClient(base_url=f"http://127.0.0.1:{b}", headers={"Authorization": f"Token {kept}"})
+    try:
+        for w in [*gone, stays]:
+            await w.__aenter__()
+        round_id = (await dealer_http.post(f"/api/tables/{table_id}/rounds/", json={"joker": "KS"})).json()["id"]
+        assert (await logout_http.post("/api/auth/logout/")).status_code == 204
+        bet = await bet_http.post(f"/api/rounds/{round_id}/bets/", json={"spot": "andar", "amount": "50"})  # at once
+        assert bet.status_code == 201
+        codes = [await w.until_closed() for w in gone]
+        placed = await stays.personal(1)
+        await sync_to_async(user_password_set)(actor=None, source=COMMAND, user=alice, password="another-pw")
+        codes.append(await stays.until_closed())
+    except (TimeoutError, AssertionError):
+        print("\n".join(log.read_text()[-2000:] for log in studio.logs))
+        raise
+    finally:
+        for client in (dealer_http, logout_http, bet_http):
+            await client.aclose()
+        for w in [*gone, stays]:
+            if hasattr(w, "ws"):
+                await w.__aexit__()
+    assert codes == [4401, 4401, 4401]
+    assert all("seq" in m for w in gone for m in w.messages)  # no personal message reached them
+    assert [(m["type"], m["bet"]) for m in placed] == [("bet.placed", bet.json()["id"])]

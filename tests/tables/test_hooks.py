@@ -1,5 +1,6 @@
-"""The hook points of tables.hooks: declared there and only there, each connected by exactly the
-apps that react to it, each reaction running once however often an app registers it."""
+"""The hook points of tables.hooks (and accounts.hooks, for accounts, below tables): declared there
+and only there, each connected by exactly the apps that react to it, each reaction running once
+however often an app registers it."""
 import ast
 from pathlib import Path
 
@@ -8,6 +9,8 @@ from django.apps import apps
 from django.db import transaction
 from django.dispatch import Signal
 
+from accounts import hooks as accounts_hooks
+from accounts.models import Token
 from bets.models import WalletTransaction
 from tables import hooks
 from tables.models import Round
@@ -27,11 +30,18 @@ REACTIONS = {
     "incident_raised": ["reports.rollup.on_incident_raised"],
     "wallet_due": ["bets.tasks.send_when_due"],
 }
+ACCOUNTS_REACTIONS = {"credentials_revoked": ["tables.stream.credentials_revoked"]}
 
 
 def receivers_of(hook: Signal, rnd: Round) -> list[str]:
     """Send the hook as its sender does and name every receiver that ran (Signal.send's answer)."""
     sent = hook.send(sender=WalletTransaction, pks=[], eta=None) if hook is hooks.wallet_due else hook.send(sender=Round, rnd=rnd)
+    return [f"{receiver.__module__}.{receiver.__qualname__}" for receiver, _ in sent]
+
+
+def accounts_receivers_of(hook: Signal) -> list[str]:
+    """As receivers_of, for accounts' hooks (a close order for no one's credentials)."""
+    sent = hook.send(sender=Token, user_id=0, digests=[], sessions=False)
     return [f"{receiver.__module__}.{receiver.__qualname__}" for receiver, _ in sent]
 
 
@@ -49,10 +59,12 @@ def play_to_the_match(table, dealer) -> Round:
     return rnd
 
 
-def test_the_hooks_are_declared_in_one_module():
+def test_the_hooks_are_declared_in_the_hooks_modules_only():
     declared = {name: value for name, value in vars(hooks).items() if isinstance(value, Signal)}
     assert declared == hooks.HOOKS
     assert set(hooks.HOOKS) == set(REACTIONS)
+    assert {name: value for name, value in vars(accounts_hooks).items() if isinstance(value, Signal)} == accounts_hooks.HOOKS
+    assert set(accounts_hooks.HOOKS) == set(ACCOUNTS_REACTIONS)
     made_elsewhere = []
     for package in PROJECT_APPS + ["engine", "studio"]:
         for path in (ROOT / package).rglob("*.py"):
@@ -60,13 +72,14 @@ def test_the_hooks_are_declared_in_one_module():
                 callee = getattr(node, "func", None)
                 if isinstance(node, ast.Call) and getattr(callee, "id", getattr(callee, "attr", None)) == "Signal":
                     made_elsewhere.append(str(path.relative_to(ROOT)))
-    assert made_elsewhere == ["tables/hooks.py"] * len(hooks.HOOKS)
+    assert sorted(made_elsewhere) == ["accounts/hooks.py"] * len(accounts_hooks.HOOKS) + ["tables/hooks.py"] * len(hooks.HOOKS)
 
 
 @pytest.mark.django_db
 def test_each_hook_reaches_exactly_the_apps_that_react_to_it(dealer, table):
     rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
     assert {name: receivers_of(hook, rnd) for name, hook in hooks.HOOKS.items()} == REACTIONS
+    assert {name: accounts_receivers_of(hook) for name, hook in accounts_hooks.HOOKS.items()} == ACCOUNTS_REACTIONS
 
 
 @pytest.mark.django_db
@@ -77,6 +90,7 @@ def test_a_reaction_registered_twice_runs_once(dealer, table, held_tasks, django
         rnd = play_to_the_match(table, dealer)
     assert sent(held_tasks) == [("tables.tasks.close_betting", (rnd.pk,)), ("bets.tasks.settle_round", (rnd.pk,))]
     assert {name: receivers_of(hook, rnd) for name, hook in hooks.HOOKS.items()} == REACTIONS
+    assert {name: accounts_receivers_of(hook) for name, hook in accounts_hooks.HOOKS.items()} == ACCOUNTS_REACTIONS
 
 
 @pytest.mark.django_db
