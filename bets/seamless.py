@@ -295,6 +295,13 @@ def operator_balance(*, player) -> tuple[Decimal, str] | None:
     return answer.balance, operator.currency
 
 
+def debit_balance(*, bet: Bet) -> Decimal:
+    """A seamless bet's balance as its placing answered it: the operator's balance after the bet's
+    debit (0.00 when the operator did not tell it). An idempotent replay of the bet answers it again."""
+    balance = T.objects.filter(bet=bet, kind=T.Kind.DEBIT).values_list("operator_balance", flat=True).first()
+    return balance if balance is not None else Decimal("0.00")
+
+
 # --- a round's money: called by bets.settlement and bets.refunds inside their transaction ------------
 
 def _seamless_bets(round_id: int, statuses) -> list[tuple]:
