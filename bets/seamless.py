@@ -162,7 +162,7 @@ def bets_place(*, player, round_id: int, wanted: list, check, context: BetContex
             if bet is not None:
                 return [bet]
         return _write(player=player, link=link, round_id=context.round.pk, wanted=wanted, debits=debits, check=check)
-    except BaseException:
+    except Exception:  # a refusal, an unknown outcome, a database error: no debit stays without its bet
         for debit in debits:
             debit_cancel(pk=debit.pk)
         raise
@@ -219,7 +219,8 @@ def _write(*, player, link: OperatorPlayer, round_id: int, wanted: list, debits:
             operator_account = ledger.operator_account(operator_id=link.operator_id, currency=context.wallet.currency)
         placed = []
         for item, stake, debit in zip(wanted, stakes, debits):
-            assert stake == debit.amount
+            if stake != debit.amount:  # the same rules on the same amount: never, unless the code broke
+                raise RuntimeError(f"bet {item.spot}: the stake checked ({stake}) is not the amount debited ({debit.amount})")
             bet = ledger.seamless_stake(round_id=round_id, player=player, wallet=context.wallet, house=context.house, operator=operator_account,
                                         spot=item.spot, amount=stake, idempotency_key=item.idempotency_key)
             if T.objects.filter(pk=debit.pk, status=T.Status.PENDING).update(status=T.Status.OK, acknowledged_at=now, bet=bet,

@@ -312,7 +312,8 @@ def table_update(*, table_id: int, changes: dict, actor, source: str) -> tuple[T
     columns are written (never the stream's counter). A new state is announced on the table's
     stream; a table that becomes the virtual dealer's ends its dealer's shift."""
     unknown = set(changes) - set(LOGGED_FIELDS)
-    assert not unknown, f"table_update does not change {sorted(unknown)}"
+    if unknown:
+        raise ValueError(f"table_update does not change {sorted(unknown)}")
     with transaction.atomic():
         table = Table.objects.select_for_update().get(pk=table_id)
         old = {f: getattr(table, f) for f in LOGGED_FIELDS}
