@@ -43,6 +43,8 @@ from decimal import Decimal
 
 from django.db import connection
 
+from studio.errors import require_transaction
+
 from .models import GENESIS, ChainHead
 
 STUDIO = "studio"  # the studio-wide chain: users' roles, flags and passwords (accounts.AccessChange)
@@ -143,7 +145,7 @@ def append(key: str, form: dict) -> tuple[int, str, str]:
     """Number the record whose form (kind and columns, see form_of) is `form` in chain `key`, in the
     caller's transaction: (seq, prev_hash, hash) for its chain columns. The caller inserts the row
     before it commits; the head stays locked until then."""
-    assert connection.in_atomic_block, "a record is chained inside its writer's transaction"
+    require_transaction("a chained record")
     before, after = halves(form, key=key)
     with connection.cursor() as cur:
         row = _advance(cur, key, before, after)
@@ -160,7 +162,7 @@ def append(key: str, form: dict) -> tuple[int, str, str]:
 def hold(key: str) -> None:
     """Lock the chain's head now, for a writer that must lock a reaction's rows before it appends
     (see the module's docstring)."""
-    assert connection.in_atomic_block, "a head is held until its writer's transaction ends"
+    require_transaction("holding a chain's head (until its writer's transaction ends)")
     with connection.cursor() as cur:
         cur.execute(_HOLD, [key])
         if cur.fetchone() is None:

@@ -1,4 +1,6 @@
 """The bets and wallets API: one view per operation, each calling one service."""
+from decimal import Decimal
+
 from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -20,7 +22,7 @@ from tables.serializers import money_field
 from . import seamless, services
 from .auth import BetTokenAuthentication
 from .history import my_rounds, my_rounds_detail
-from .ledger import wallet_get
+from .ledger import DEFAULT_CURRENCY, wallet_balances
 from .models import Bet, LedgerEntry, WalletTransaction
 from .selectors import operators_overview, round_bets, wallet_transactions
 from .serializers import (
@@ -33,6 +35,10 @@ IDEMPOTENCY = OpenApiParameter("Idempotency-Key", OpenApiTypes.STR, OpenApiParam
 
 
 class MeView(APIView):
+    """Who you are, your roles, and the balance of each of your wallets by currency (`balances`);
+    `balance` and `currency` are the CHIPS wallet's. An operator's seamless player: their balance at
+    the operator, in its currency. A read: it makes no wallet."""
+
     permission_classes = [IsAuthenticated]
 
     @extend_schema(responses=MeSerializer)
@@ -40,11 +46,14 @@ class MeView(APIView):
         at_operator = seamless.operator_balance(player=request.user)  # a seamless player: the operator's balance
         if at_operator is not None:
             balance, currency = at_operator
-            return Response(MeSerializer({"username": request.user.username, "roles": sorted(roles_of(request.user)),
-                                          "balance": balance, "currency": currency}).data)
-        wallet = wallet_get(user=request.user)
+            balances = {currency: balance}
+        else:
+            balances = wallet_balances(user=request.user)
+            currency = DEFAULT_CURRENCY
+            balance = balances.get(currency, Decimal("0.00"))
         return Response(MeSerializer({"username": request.user.username, "roles": sorted(roles_of(request.user)),
-                                      "balance": wallet.balance, "currency": wallet.currency}).data)
+                                      "balance": balance, "currency": currency,
+                                      "balances": [{"currency": c, "balance": b} for c, b in balances.items()]}).data)
 
 
 class LedgerQuery(serializers.Serializer):

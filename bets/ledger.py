@@ -27,7 +27,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from studio import sql
-from studio.errors import InvalidInput
+from studio.errors import InvalidInput, require_transaction
 from studio.money import from_minor, to_minor
 from tables.models import Round
 
@@ -51,6 +51,12 @@ def house_account(currency: str = DEFAULT_CURRENCY) -> Account:
 def mint_account(currency: str = DEFAULT_CURRENCY) -> Account:
     account, _ = Account.objects.get_or_create(kind=Account.Kind.MINT, user=None, currency=currency)
     return account
+
+
+def wallet_balances(*, user) -> dict[str, Decimal]:
+    """The balance of each of the player's wallets, by currency (sorted); a read: no wallet is made."""
+    return dict(Account.objects.filter(kind=Account.Kind.PLAYER, user_id=user.pk).order_by("currency")
+                .values_list("currency", "balance"))
 
 
 def wallet_get(*, user, currency: str = DEFAULT_CURRENCY, lock: bool = False) -> Account:
@@ -93,8 +99,10 @@ def post(*, wallet: Account, counter: Account, amount: Decimal, kind: str, bet=N
     """Move `amount` into `wallet` (negative: out of it) from `counter`. Returns the wallet's new balance.
     Without `allow_overdraft`, a debit the wallet cannot cover is refused and nothing is written.
     Two statements: the wallet's UPDATE ... RETURNING its new balance, and the entry pair's INSERT."""
-    assert transaction.get_connection().in_atomic_block
-    assert wallet.kind == Account.Kind.PLAYER and counter.kind != Account.Kind.PLAYER
+    require_transaction("a ledger movement")
+    if wallet.kind != Account.Kind.PLAYER or counter.kind == Account.Kind.PLAYER:
+        raise ValueError(f"a movement is between a player's wallet and a house, mint or operator account, "
+                         f"not {wallet.kind} and {counter.kind}")
     minor = to_minor(amount)
     sql, params = f"UPDATE {ACCOUNT} SET balance = balance + %s WHERE id = %s", [minor, wallet.pk]
     if minor < 0 and not allow_overdraft:
@@ -204,7 +212,9 @@ def round_entries(cur, *, round_id: int, kind: str, credit: str, statuses: tuple
 
 
 def _literal(statuses: tuple[str, ...]) -> str:
-    assert all(s in Bet.Status.values for s in statuses), statuses  # constants, never input
+    unknown = [s for s in statuses if s not in Bet.Status.values]  # constants, never input
+    if unknown:
+        raise ValueError(f"not bet statuses: {unknown}")
     return "(" + ", ".join(f"'{s}'" for s in statuses) + ")"
 
 
@@ -259,7 +269,7 @@ def seamless_stake(*, round_id: int, player, wallet: Account, house: Account, op
     """A bet whose stake the operator confirmed it debited: the bet, and the stake from the operator's
     account through the player's wallet to the house (two pairs of entries; the wallet's balance does
     not change). The caller holds the round's shared lock and the wallet's lock, and checked the rules."""
-    assert transaction.get_connection().in_atomic_block
+    require_transaction("a seamless stake")
     now = timezone.now()
     minor = to_minor(amount)
     values = [round_id, player.pk, wallet.pk, spot, minor, Bet.Status.OPEN.value, 0, idempotency_key,
@@ -282,7 +292,7 @@ def seamless_round_moves(*, round_id: int, kind: str, version: int, moves: list[
     amount into the wallet, bet id or None). One entry per move on its wallet, one per operator
     account for their sum (unique per round, kind and version, as the house's), and each wallet's
     balance moved by its sum. The caller holds the round's lock and the wallets'."""
-    assert transaction.get_connection().in_atomic_block
+    require_transaction("a round's seamless moves")
     moves = [m for m in moves if m[2] != 0]
     if not moves:
         return

@@ -2,13 +2,15 @@
 
 Every movement of chips is a pair of ledger entries that sum to zero: a player's wallet and the
 house, or the mint (which issues chips: its balance is minus all chips ever issued). So the sum of
-all balances is always zero, and players + house always equal the chips issued.
+all balances is always zero, and players + house always equal the chips issued. Entries are never
+updated or deleted (LedgerEntry).
 """
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from studio.appendonly import AppendOnlyModel
 from studio.money import MoneyField
 
 
@@ -43,7 +45,11 @@ class Account(models.Model):
         return f"{self.user or self.kind} {self.currency}"
 
 
-class LedgerEntry(models.Model):
+class LedgerEntry(AppendOnlyModel):
+    """A row is written once: the ORM refuses to change or delete it (studio.appendonly), and so does
+    the database, whatever the statement (a trigger, migration 0005). A mistake is undone by a
+    reversing entry."""
+
     class Kind(models.TextChoices):
         ISSUE = "issue"          # chips issued by the mint (or taken back): an admin adjustment
         BET = "bet"              # stake debited when a bet is placed

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import connection
+from django.db.transaction import TransactionManagementError
 
 from studio import signing
 from studio.money import parse_amount
@@ -82,8 +83,10 @@ def encode(body: dict) -> bytes:
 
 
 def call(*, operator, action: str, body: dict) -> Answer:
-    assert action in ACTIONS, action
-    assert not connection.in_atomic_block, "no network I/O inside a transaction"
+    if action not in ACTIONS:
+        raise ValueError(f"not an operator wallet action: {action!r} (one of {', '.join(ACTIONS)})")
+    if connection.in_atomic_block:
+        raise TransactionManagementError("no network I/O inside a transaction: call the operator's wallet outside it")
     raw = encode(body)
     url = f"{operator.wallet_url}/{action}"
     try:

@@ -29,6 +29,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from studio.errors import require_transaction
 from tables import hooks
 
 from . import operator_wallet
@@ -47,7 +48,7 @@ def outbox_add(rows: list[WalletTransaction]) -> list[WalletTransaction]:
     """Write credits and rollbacks in the caller's transaction; each handed over once it commits,
     those that come after another too (their predecessor may have been acknowledged while this
     transaction was open, when its acknowledgment could not see them)."""
-    assert transaction.get_connection().in_atomic_block
+    require_transaction("an operator's credits and rollbacks")
     if not rows:
         return []
     created = T.objects.bulk_create(rows)

@@ -164,7 +164,7 @@ def bets_place(*, player, round_id: int, wanted: list, check, context: BetContex
             if bet is not None:
                 return [bet]
         return _write(player=player, link=link, round_id=context.round.pk, wanted=wanted, debits=debits, check=check)
-    except BaseException:
+    except Exception:  # a refusal, an unknown outcome, a database error: no debit stays without its bet
         for debit in debits:
             debit_cancel(pk=debit.pk)
         raise
@@ -221,7 +221,8 @@ def _write(*, player, link: OperatorPlayer, round_id: int, wanted: list, debits:
             operator_account = ledger.operator_account(operator_id=link.operator_id, currency=context.wallet.currency)
         placed = []
         for item, stake, debit in zip(wanted, stakes, debits):
-            assert stake == debit.amount
+            if stake != debit.amount:  # the same rules on the same amount: never, unless the code broke
+                raise RuntimeError(f"bet {item.spot}: the stake checked ({stake}) is not the amount debited ({debit.amount})")
             bet = ledger.seamless_stake(round_id=round_id, player=player, wallet=context.wallet, house=context.house, operator=operator_account,
                                         spot=item.spot, amount=stake, idempotency_key=item.idempotency_key)
             if T.objects.filter(pk=debit.pk, status=T.Status.PENDING).update(status=T.Status.OK, acknowledged_at=now, bet=bet,
@@ -296,6 +297,13 @@ def operator_balance(*, player) -> tuple[Decimal, str] | None:
     if not answer.ok or answer.balance is None:
         raise OutcomeUnknown("The operator's wallet did not answer. Try again.", extra={"reason": answer.message})
     return answer.balance, operator.currency
+
+
+def debit_balance(*, bet: Bet) -> Decimal:
+    """A seamless bet's balance as its placing answered it: the operator's balance after the bet's
+    debit (0.00 when the operator did not tell it). An idempotent replay of the bet answers it again."""
+    balance = T.objects.filter(bet=bet, kind=T.Kind.DEBIT).values_list("operator_balance", flat=True).first()
+    return balance if balance is not None else Decimal("0.00")
 
 
 # --- a round's money: called by bets.settlement and bets.refunds inside their transaction ------------

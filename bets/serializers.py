@@ -34,14 +34,30 @@ class LedgerEntrySerializer(serializers.Serializer):
     memo = serializers.CharField()
 
 
-class MeSerializer(serializers.Serializer):
+class _PlayerSerializer(serializers.Serializer):
     username = serializers.CharField()
     roles = serializers.ListField(child=serializers.CharField())
     balance = money_field()
     currency = serializers.CharField()
 
 
-class CancelledSerializer(MeSerializer):
+class WalletBalanceSerializer(serializers.Serializer):
+    currency = serializers.CharField()
+    balance = money_field()
+
+
+class MeSerializer(_PlayerSerializer):
+    """Who is asking and what they hold. Reading it makes no wallet."""
+    balance = money_field(help_text="The balance in `currency`: the CHIPS wallet's (0.00 without one); for an operator's "
+                                    "seamless player, their balance at the operator.")
+    currency = serializers.CharField(help_text="CHIPS; for an operator's seamless player, the operator's currency.")
+    balances = WalletBalanceSerializer(many=True, help_text="Every wallet the player has, one per currency, sorted by currency "
+                                                            "(a table plays one currency: a player's balance there is the wallet "
+                                                            "in it, 0.00 when absent); for an operator's seamless player, their "
+                                                            "balance at the operator. Empty for one who never held any.")
+
+
+class CancelledSerializer(_PlayerSerializer):
     """The answer to taking a bet back: the player and their wallet after it."""
     balance = money_field(allow_null=True, help_text="The wallet's balance after the stake came back; null for an operator's "
                                                      "seamless player, whose stake goes back to the operator (their balance: GET /api/me/).")

@@ -18,7 +18,7 @@ from tables.models import Round
 from tables.selectors import round_config
 
 from . import seamless
-from .ledger import bet_stake, post, wallet_and_house, wallet_get
+from .ledger import bet_stake, post, wallet_and_house
 from .models import Bet, LedgerEntry
 from .placing import BetContext, bet_context, lock_round_for_betting
 
@@ -140,10 +140,12 @@ class _Seamless(Exception):
 
 
 def _replay(wanted: Wanted) -> Bet | None:
-    """The bet already placed with this idempotency key (with the wallet's current balance), if any."""
+    """The bet already placed with this idempotency key, if any, with the balance of the wallet it
+    was placed from (the table's currency): that wallet's balance now; for an operator's seamless
+    player, the operator's balance after its debit, as the first answer said (bets.seamless)."""
     if not wanted.idempotency_key:
         return None
-    bet = Bet.objects.filter(player=wanted.player, idempotency_key=wanted.idempotency_key).first()
+    bet = Bet.objects.select_related("account").filter(player=wanted.player, idempotency_key=wanted.idempotency_key).first()
     if bet is None:
         return None
     try:
@@ -152,7 +154,7 @@ def _replay(wanted: Wanted) -> Bet | None:
         same_amount = False
     if bet.round_id != int(wanted.round_id) or bet.spot != wanted.spot or not same_amount:
         raise WrongMoment("This Idempotency-Key was already used for another bet.", code="idempotency_key_reused")
-    bet.balance = wallet_get(user=wanted.player).balance
+    bet.balance = bet.account.balance if bet.account.operator_id is None else seamless.debit_balance(bet=bet)
     return bet
 
 

@@ -15,6 +15,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from studio import metrics
+from studio.errors import WrongMoment
 from studio.money import from_minor, to_minor
 from tables import hooks, stream, transitions
 from tables.events import BetSettled, RoundSettled
@@ -72,7 +73,8 @@ def round_resettle(*, rnd: Round, actor=None) -> None:
     and the bets settled afresh, with new entries of a new version (old entries are never edited).
     The caller holds the round's lock. Locks: the wallets, then the table's audit chain (its head
     before the reactions that take the settlement back write theirs, as after every settlement)."""
-    assert rnd.status == Round.Status.SETTLED
+    if rnd.status != Round.Status.SETTLED:
+        raise WrongMoment(f"Round {rnd.pk} is {rnd.status}: only a settled round is settled again.", code=f"round_{rnd.status}")
     version = rnd.settlement_version + 1
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     house = house_account(rnd.settings["currency"])

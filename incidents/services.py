@@ -17,11 +17,11 @@ from bets.refunds import round_refund_all
 from bets.settlement import round_resettle, round_resettle_lock
 from engine import EngineError
 from studio.errors import NotFound, WrongMoment, invalid
-from studio.roles import SUPERVISOR, has_role
 from tables import events, hooks, stream
-from tables.access import PERSON, require_round_driver, round_driver
+from tables.access import PERSON, require_round_driver
 from tables.models import DealtCard, Incident, Round
 from tables.selectors import round_deal
+from tables.shifts import require_round_dealer
 from tables.services import parse_card_field, round_finish, round_locked
 from tables.transitions import audit, transition_or_refuse
 
@@ -41,14 +41,14 @@ def _noted(rnd: Round, incident: Incident, note: dict, *, actor, at) -> None:
 
 def incident_raise(*, round_id: int, actor, kind: str, notes: str = "") -> Incident:
     """Raise an incident. A round in betting or dealing is paused (the countdown stops); a finished
-    or settled round is left as it is, for a supervisor to correct and re-settle, or void."""
+    or settled round is left as it is, for a supervisor to correct and re-settle, or void. Who may
+    raise it: tables.shifts.require_round_dealer (a supervisor; a dealer on a person's round, on
+    shift at its table or, while no one is, its own dealer)."""
     if kind not in Incident.Kind.values:
         raise invalid("kind", f"Unknown kind {kind!r}: one of {', '.join(Incident.Kind.values)}.")
     with transaction.atomic():
         rnd = round_locked(round_id=round_id, user=actor)
-        if round_driver(rnd) != PERSON and not has_role(actor, SUPERVISOR):
-            raise WrongMoment("The virtual dealer runs this round: only a supervisor may raise an incident on it (and pause it).",
-                                   code="virtual_table", extra={"driver": round_driver(rnd)})
+        require_round_dealer(rnd=rnd, actor=actor, doing="raise an incident")
         if rnd.status == S.VOIDED:
             raise WrongMoment("The round was voided: there is nothing left to handle.", code="round_voided")
         paused = False
@@ -82,6 +82,7 @@ def incident_add_note(*, incident_id: int, actor, text: str) -> Incident:
         if round_id is None:
             raise NotFound("No such incident.", code="not_found")
         rnd = round_locked(round_id=round_id, user=actor)  # the round first, as every writer of its events
+        require_round_dealer(rnd=rnd, actor=actor, doing="add a note to its incident")
         incident = Incident.objects.select_for_update().get(pk=incident_id)
         now = timezone.now()
         note = _note(actor, text.strip(), now)
@@ -189,6 +190,7 @@ def card_replace(*, round_id: int, position: int, card: str, actor) -> Round:
     with transaction.atomic():
         rnd = round_locked(round_id=round_id, user=actor)
         require_round_driver(rnd=rnd, by=PERSON, doing="correct its cards")
+        require_round_dealer(rnd=rnd, actor=actor, doing="correct its cards")
         _correctable(rnd)
         rows = list(DealtCard.objects.filter(round=rnd).order_by("position"))
         target = next((c for c in rows if c.position == position), None)
@@ -208,6 +210,7 @@ def card_remove_last(*, round_id: int, actor) -> Round:
     with transaction.atomic():
         rnd = round_locked(round_id=round_id, user=actor)
         require_round_driver(rnd=rnd, by=PERSON, doing="correct its cards")
+        require_round_dealer(rnd=rnd, actor=actor, doing="correct its cards")
         if rnd.status != S.PAUSED:
             raise WrongMoment("The last card can be removed only while the round is paused.", code=f"round_{rnd.status}")
         last = DealtCard.objects.filter(round=rnd).order_by("-position").first()

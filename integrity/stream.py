@@ -15,7 +15,8 @@ _EVENTS = frozenset(SUPERVISOR_EVENTS)
 
 
 def supervisor_event(payload: SupervisorEvent) -> None:
-    assert type(payload) in _EVENTS, payload
+    if type(payload) not in _EVENTS:
+        raise TypeError(f"not a supervisors' event: {payload!r}")
     event = {"type": payload.name, "at": timezone.now().isoformat(), **payload.fields()}
     message = {"type": "stream.event", "group": SUPERVISORS, "seq": None, "text": encode(event)}
     transaction.on_commit(lambda: publish([message]))

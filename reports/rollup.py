@@ -116,7 +116,8 @@ def round_figures(rnd: Round) -> dict:
 def rollup_settlement(*, rnd: Round, sign: int) -> None:
     """Add (sign 1) or take back (sign -1) the round's settlement: two statements (the hour's rows,
     the day's spots)."""
-    assert sign in (1, -1)
+    if sign not in (1, -1):
+        raise ValueError(f"a settlement is added (1) or taken back (-1), not {sign!r}")
     figures = {k: sign * v for k, v in round_figures(rnd).items()}
     place = _place(rnd)
     with connection.cursor() as cur:
@@ -138,7 +139,8 @@ def rebuild_days() -> int:
 
 def rollup_count(*, rnd: Round, **figures: int) -> None:
     """Add figures of the round as a whole (voids=1, incidents=1): one statement."""
-    assert set(figures) <= set(COUNTERS)
+    if not set(figures) <= set(COUNTERS):
+        raise ValueError(f"not counters of a round: {sorted(set(figures) - set(COUNTERS))}")
     with connection.cursor() as cur:
         cur.execute(COUNT, {**_place(rnd), **{c: figures.get(c, 0) for c in COUNTERS}})
 

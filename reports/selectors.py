@@ -243,7 +243,8 @@ def _operator_report(filters: Filters) -> dict:
 
 def report(*, group: str, filters: Filters) -> dict:
     """The report of the period, one row per group (in key order) and the total."""
-    assert group in GROUPS
+    if group not in GROUPS:
+        raise ValueError(f"not a report's group: {group!r} (one of {', '.join(GROUPS)})")
     if group == "operator":
         return _operator_report(filters)
     with transaction.atomic():

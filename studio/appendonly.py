@@ -4,7 +4,13 @@
 `AppendOnlyError`. What this guards against is a mistake in the code (an admin action, a service, a
 shell session), not someone with database access: a row edited behind the application's back is
 the audit chain's to detect. Deleting the user a row names still sets its user columns to null
-(Django's collector writes that without the queryset), the row keeping the names it recorded."""
+(Django's collector writes that without the queryset), the row keeping the names it recorded.
+
+The ledger's entries (bets.LedgerEntry), written by raw SQL on the hottest paths where this guard
+never looks, are refused at the database too: a row trigger calling `studio_append_only()` (bets'
+migration 0005) refuses every UPDATE and DELETE with an IntegrityError (SQLSTATE 23001). TRUNCATE
+fires no row trigger: `manage.py flush` and the test suite's flush (tests/postgresql/base.py) empty
+such a table with it."""
 from __future__ import annotations
 
 from django.db import models

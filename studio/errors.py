@@ -12,7 +12,8 @@ from __future__ import annotations
 import logging
 
 from django.core.exceptions import PermissionDenied, ValidationError as DjangoValidationError
-from django.db import OperationalError
+from django.db import OperationalError, connection
+from django.db.transaction import TransactionManagementError
 from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
 from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
@@ -112,6 +113,14 @@ class OutcomeUnknown(Busy):
     What was asked is being undone (docs/OPERATORS.md)."""
 
     default_code = "operator_unavailable"
+
+
+def require_transaction(what: str) -> None:
+    """The caller is inside a transaction, or Django's TransactionManagementError: `what` must be
+    written in its writer's transaction. An explicit check, where an `assert` would vanish under
+    `python -O` (tests/test_invariants.py keeps the application's packages free of them)."""
+    if not connection.in_atomic_block:
+        raise TransactionManagementError(f"{what} only inside its writer's transaction")
 
 
 def invalid(field: str, message: str, *, code: str = "invalid") -> InvalidInput:

@@ -152,7 +152,8 @@ class WsgiHttp:
         self.bridge = WSGIMiddleware(_wsgi(wsgi_application), workers=self.threads)
 
     async def __call__(self, scope, receive, send):
-        assert scope["type"] == "http", scope["type"]
+        if scope["type"] != "http":
+            raise ValueError(f"the HTTP bridge serves HTTP, not {scope['type']!r}")
         chunks, size = [], 0
         while True:
             message = await receive()

@@ -10,7 +10,9 @@ player is done). A round keeps the driver its table had when it opened: a round 
 commitment is the virtual dealer's, a round whose settings name a match is the match's. Opening,
 closing betting early, dealing and correcting by anyone but the driver is refused (409
 `virtual_table`). The clock (the betting timer, the sweep) closes betting once it is due, at any
-table; supervisors pause, resume and void any round through incidents.
+table; supervisors pause, resume and void any round through incidents. Which person drives a
+person's round (the dealer on shift at its table, or its own dealer while no one is; supervisors)
+is tables.shifts.require_round_dealer's rule.
 """
 from __future__ import annotations
 

@@ -46,7 +46,8 @@ def actor_name(actor, source: str = COMMAND) -> str:
 def change_record(*, table_id: int, actor, source: str, field: str, old, new) -> TableChange:
     """Append one row to the change log, a record of the table's audit chain (audit.chain: numbered
     and hashed before its INSERT; the caller holds the table's row lock, the head is locked after it)."""
-    assert source in SOURCES, source
+    if source not in SOURCES:
+        raise ValueError(f"not a change's source: {source!r} (one of {', '.join(SOURCES)})")
     record = TableChange(table_id=table_id, at=timezone.now(), actor=actor if getattr(actor, "pk", None) else None,
                          actor_name=actor_name(actor, source), source=source, field=field, old=as_text(old), new=as_text(new))
     chain.seal(record, key=chain.table_key(table_id))

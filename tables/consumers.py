@@ -118,8 +118,8 @@ class StreamHub:
             if self.reader is None:
                 self.reader = self.loop.create_task(self._read(channel))
             await self.layer.group_add(group, channel)
-        except BaseException:
-            self.subscribing.pop(group, None)  # the next joiner tries again
+        except (Exception, asyncio.CancelledError):  # failed or cancelled: the next joiner tries again
+            self.subscribing.pop(group, None)
             if self.channel is not None and self.channel.done() and self.channel.exception():
                 self.channel = None
             raise
@@ -251,7 +251,7 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
                         self._end(CLOSE_UNAUTHORIZED)
                         return
             snapshot = await self.hub.snapshot(self.table_id)
-        except BaseException:
+        except (Exception, asyncio.CancelledError):  # failed, or the socket closed meanwhile
             await self._leave()
             raise
         if self.closed:

@@ -20,7 +20,6 @@ def round_config(rnd: Round) -> TableConfig:
 # Every column of a round, for the reads that every card or every step of the virtual dealer makes:
 # written SQL, as the ORM spends more CPU building such a statement than the database running it.
 ROUND_FIELDS = [f.attname for f in Round._meta.concrete_fields]
-ROUND_SELECT = f"SELECT {sql.columns(Round, ROUND_FIELDS)} FROM {Round._meta.db_table}"
 _CARDS = f"SELECT card FROM {DealtCard._meta.db_table} WHERE round_id = %s ORDER BY position"
 
 

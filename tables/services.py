@@ -16,8 +16,8 @@ from studio.times import utc_ms
 from . import events, hooks, shifts, stream
 from .access import NOT_FOUND, PERSON, require_round_driver, require_round_visible, require_table_driver
 from .changes import API, LOGGED_FIELDS, change_record, same
-from .models import DealtCard, Round, Table, TableChange
-from .selectors import ROUND_FIELDS, ROUND_SELECT, round_config, round_deal, round_spots
+from .models import DealtCard, Round, Shift, Table, TableChange
+from .selectors import ROUND_FIELDS, round_config, round_deal, round_spots
 from .transitions import audit, transition, transition_or_refuse
 
 S = Round.Status
@@ -98,14 +98,19 @@ def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = Non
 
 def round_close_betting(*, round_id: int, actor=None, reason: str = "dealer", strict: bool = True, by: str = PERSON) -> bool:
     """Close betting now. Strict (the API, a match whose players are all done): only the round's
-    driver (`by`, tables.access), and a 409 unless betting is open. Not strict (the clock: the
-    timer, the sweep, the virtual dealer's timer): a no-op unless betting is open and due."""
+    driver (`by`, tables.access), a person only at a round whose table they may see (else 404) and
+    only as tables.shifts.require_round_dealer allows (the dealer on shift there, or the round's own
+    dealer while no one is; supervisors), and a 409 unless betting is open. Not strict (the clock:
+    the timer, the sweep, the virtual dealer's timer): a no-op unless betting is open and due."""
+    person = strict and by == PERSON
     with transaction.atomic():
         # The exclusive lock waits for the bets in flight (they hold a shared lock), so closed_at is
         # taken after the last accepted bet and no bet can be accepted after it.
-        rnd = Round.objects.select_for_update().get(pk=round_id)
+        rnd = round_locked(round_id=round_id, user=actor if person else None)
         if strict:
             require_round_driver(rnd=rnd, by=by, doing="close betting")
+        if person:
+            shifts.require_round_dealer(rnd=rnd, actor=actor, doing="close betting")
         if rnd.status != S.BETTING:
             if strict:
                 _refuse_not_open(rnd, "close betting")
@@ -135,11 +140,14 @@ def _close(rnd: Round, *, actor, reason: str, strict: bool) -> bool:
 REFUSED_SCANS = ("invalid_card", "duplicate_card")  # what the integrity monitor counts (tables.hooks.card_refused)
 
 
-# Every card reads its round under the lock, then its cards (a second statement: one that waited for
-# the lock would see the cards as they were when it started), and writes its card and the round's
-# count in one: written SQL, as the ORM spends more CPU building these statements than the database
-# spends running them (studio.sql).
-_ROUND_LOCKED = f"{ROUND_SELECT} WHERE id = %s FOR UPDATE"
+# Every card reads its round under the lock (with the dealer on shift at its table, for
+# tables.shifts.require_round_dealer), then its cards (a second statement: one that waited for the
+# lock would see the cards as they were when it started), and writes its card and the round's count
+# in one: written SQL, as the ORM spends more CPU building these statements than the database spends
+# running them (studio.sql).
+_ON_SHIFT = (f"(SELECT s.dealer_id FROM {Shift._meta.db_table} s "
+             f"WHERE s.table_id = {Round._meta.db_table}.table_id AND s.ended_at IS NULL)")
+_ROUND_LOCKED = f"SELECT {sql.columns(Round, ROUND_FIELDS)}, {_ON_SHIFT} FROM {Round._meta.db_table} WHERE id = %s FOR UPDATE"
 _CARD_FIELDS = ["id", "round_id", "position", "side", "card", "dealt_at"]
 _CARD_INSERT_COUNTED = (
     f"WITH counted AS (UPDATE {Round._meta.db_table} SET cards_dealt = %s WHERE id = %s) "
@@ -148,12 +156,14 @@ _CARD_INSERT_COUNTED = (
 
 
 def round_locked(*, round_id: int, user=None) -> Round:
-    """The round, locked until the caller's transaction ends; 404 if there is none, or if `user` (a
-    person acting on it) may not see its table (tables.access: no query for a public table's round)."""
+    """The round, locked until the caller's transaction ends, with `on_shift_id`: the user id of the
+    dealer on shift at its table (None when no one is). 404 if there is none, or if `user` (a person
+    acting on it) may not see its table (tables.access: no query for a public table's round)."""
     row = sql.fetch_one(_ROUND_LOCKED, [round_id])
     if row is None:
         raise NotFound(NOT_FOUND["round"], code="not_found")
-    rnd = sql.instance(Round, ROUND_FIELDS, row)
+    rnd = sql.instance(Round, ROUND_FIELDS, row[:-1])
+    rnd.on_shift_id = row[-1]
     if user is not None:
         require_round_visible(rnd=rnd, user=user)
     return rnd
@@ -169,7 +179,8 @@ def _card_insert(*, rnd: Round, position: int, side: str, card: str) -> DealtCar
 
 def card_deal(*, round_id: int, card: str, actor, by: str = PERSON) -> tuple[DealtCard, bool]:
     """Deal the next card of the shoe (only the round's driver, `by`; a person only at a round whose
-    table they may see, else 404). The server decides its side; the match finishes the round. The
+    table they may see, else 404, and only as tables.shifts.require_round_dealer allows). The server
+    decides its side; the match finishes the round. The
     round row is locked, so two consoles (or a double scan) can never deal at one position. An
     unreadable or duplicate card is refused and, once its transaction has rolled back, told to
     tables.hooks.card_refused."""
@@ -187,6 +198,8 @@ def _card_deal(*, round_id: int, card: str, actor, by: str) -> tuple[DealtCard, 
         rnd = round_locked(round_id=round_id, user=actor if by == PERSON else None)
         card = parse_card_field("card", card)
         require_round_driver(rnd=rnd, by=by, doing=f"deal {card}")
+        if by == PERSON:
+            shifts.require_round_dealer(rnd=rnd, actor=actor, doing=f"deal {card}")
         if rnd.status == S.BETTING:
             if rnd.closes_at > timezone.now():
                 left = (rnd.closes_at - timezone.now()).total_seconds()
@@ -299,7 +312,8 @@ def table_update(*, table_id: int, changes: dict, actor, source: str) -> tuple[T
     columns are written (never the stream's counter). A new state is announced on the table's
     stream; a table that becomes the virtual dealer's ends its dealer's shift."""
     unknown = set(changes) - set(LOGGED_FIELDS)
-    assert not unknown, f"table_update does not change {sorted(unknown)}"
+    if unknown:
+        raise ValueError(f"table_update does not change {sorted(unknown)}")
     with transaction.atomic():
         table = Table.objects.select_for_update().get(pk=table_id)
         old = {f: getattr(table, f) for f in LOGGED_FIELDS}

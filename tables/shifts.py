@@ -1,17 +1,33 @@
-"""Dealer shifts: who is dealing at which table, since when, and how their shift ended.
+"""Dealer shifts: who is dealing at which table, since when, and how their shift ended; and the one
+rule of which person may drive a round there.
 
 A dealer is on shift at one table at a time, and a table has one dealer on shift at a time (two
 partial unique indexes hold both). Signing in to a table (`shift_start`) ends the shift of the
 dealer who was there (`next_dealer`) and the newcomer's own shift at another table (`moved`); a
-shift also ends by the dealer's sign-out or a supervisor (`shift_end`). Opening a round
-(`shift_for_round`, called by tables.services.round_open) at a table with no one on shift starts a
-shift there, ending the dealer's shift elsewhere (a round they are dealing there can still be
-finished: dealing does not ask for a shift); at a table where another dealer is on shift it is
-refused (409 `dealer_on_shift`). Supervisors open rounds anywhere without starting a shift, and
-take a table over only by signing in to it. The virtual dealer has no shifts (a virtual or match
-table refuses a sign-in with 409 `virtual_table`). Each change of the dealer on shift is a row of
-the change log (field `dealer`). Shifts are not on the players' stream: the console and the
-supervisors' floor read them (GET /api/tables/{id}/shifts/, GET /api/floor/).
+shift also ends by the dealer's sign-out or a supervisor (`shift_end`). Supervisors take a table
+over only by signing in to it. The virtual dealer has no shifts (a virtual or match table refuses a
+sign-in with 409 `virtual_table`). Each change of the dealer on shift is a row of the change log
+(field `dealer`). Shifts are not on the players' stream: the console and the supervisors' floor read
+them (GET /api/tables/{id}/shifts/, GET /api/floor/).
+
+Who may drive a round (`require_round_dealer`, asked by every service that changes a round for a
+person: opening, closing betting, dealing, correcting, raising an incident and adding a note to
+one): a supervisor at any person-driven table, and anyone on the virtual dealer's or a match's
+round only as tables.access and incidents allow (supervisors raise incidents there; nobody deals
+for them). A dealer acts on a round only
+
+- if they are on shift at the round's table, or
+- if no one is on shift there and the round is theirs (they opened it): a dealer who moved to
+  another table, or whose shift a supervisor ended, still finishes their own round;
+
+otherwise 409 `dealer_on_shift`, naming who is on shift (`dealer`, null when no one is) and whose
+the round is (`round_dealer`): signing in to the table takes it over. Opening a round is the same
+rule with the new round as the dealer's own (`shift_for_round`): at a table with no one on shift it
+starts the dealer's shift there, ending their shift elsewhere; where another dealer is on shift it
+is refused. A supervisor opens in their own shift if they are on shift there, else in none. The
+clock (the betting timer, the sweep) closes betting whoever is on shift. The shift is read in the
+statement that locks the round's row (tables.services.round_locked): no second query on a card's
+path, and an act that read the round before a sign-in committed is the outgoing dealer's last.
 
 Locks: the dealer's own user row first (FOR NO KEY UPDATE: it does not hold up the foreign-key
 checks of rows that name the dealer), so one dealer's sign-ins and round openings run one at a
@@ -33,9 +49,9 @@ from django.utils import timezone
 from studio.errors import NotAllowed, NotFound, WrongMoment
 from studio.roles import SUPERVISOR, has_role
 
-from .access import PERSON, require_table_driver
+from .access import PERSON, VIRTUAL, require_table_driver, round_driver
 from .changes import API, DEALER, change_record
-from .models import Shift, Table
+from .models import Round, Shift, Table
 
 End = Shift.End
 ATTEMPTS = 3
@@ -168,23 +184,70 @@ def shift_end(*, shift_id: int, actor, source: str = API) -> Shift:
 
 
 def shift_for_round(*, table: Table, dealer, by: str) -> Shift | None:
-    """Opening a round (the caller holds lock_tables' locks): the shift it belongs to. A dealer at
-    a table with no one on shift starts one (leaving their table elsewhere); at a table where
-    another dealer is on shift the round is refused. A supervisor opens in their own shift if they
-    are on shift here, else in none; the virtual dealer's rounds have no shift."""
+    """Opening a round (the caller holds lock_tables' locks): the shift it belongs to. The rule of
+    require_round_dealer with the new round as the dealer's own: at a table with no one on shift a
+    dealer starts one (leaving their table elsewhere); where another dealer is on shift the round is
+    refused. A supervisor opens in their own shift if they are on shift here, else in none; the
+    virtual dealer's rounds have no shift."""
     if by != PERSON or dealer is None or not getattr(dealer, "pk", None):
         return None
-    current = Shift.objects.select_related("dealer").filter(table=table, ended_at=None).first()
+    current = Shift.objects.filter(table=table, ended_at=None).first()
+    _require_may_drive(actor=dealer, table_id=table.pk, on_shift=current.dealer_id if current else None,
+                       opener_id=dealer.pk, doing="open a round", current=current)
     if current is not None and current.dealer_id == dealer.pk:
         return current
-    if has_role(dealer, SUPERVISOR):
-        return None
-    if current is not None:
-        raise WrongMoment(
-            f"{current.dealer.username} is on shift at this table: sign in to it to take over first.",
-            code="dealer_on_shift", extra={"shift": current.pk, "dealer": current.dealer.username},
-        )
+    if current is not None or has_role(dealer, SUPERVISOR):
+        return None  # a supervisor, where another dealer (or no one) is on shift
     return _take(table=table, dealer=dealer, by=dealer, source=API)
+
+
+UNREAD = object()
+
+
+def require_round_dealer(*, rnd: Round, actor, doing: str) -> None:
+    """The one rule of who may act on a round for a person (the module's docstring): closing its
+    betting, dealing, correcting its cards, raising an incident on it or adding a note to one. A
+    supervisor may; a dealer only on a person's round (else 409 `virtual_table`), and only while on
+    shift at its table or, with no one on shift there, on a round they opened (else 409
+    `dealer_on_shift`). The dealer on shift is the one round_locked read with the round
+    (`rnd.on_shift_id`), else read here. The actor's roles are read only when the shift does not
+    already let them act."""
+    if actor is None or not getattr(actor, "pk", None):
+        raise NotAllowed(f"Only a dealer or a supervisor may {doing}.", code="permission_denied")
+    driver = round_driver(rnd)
+    if driver != PERSON:
+        if has_role(actor, SUPERVISOR):
+            return
+        who = "The virtual dealer runs this round" if driver == VIRTUAL else "This round belongs to a match"
+        raise WrongMoment(f"{who}: only a supervisor may {doing}.", code="virtual_table", extra={"driver": driver})
+    on_shift = getattr(rnd, "on_shift_id", UNREAD)
+    if on_shift is UNREAD:
+        on_shift = Shift.objects.filter(table_id=rnd.table_id, ended_at=None).values_list("dealer_id", flat=True).first()
+    _require_may_drive(actor=actor, table_id=rnd.table_id, on_shift=on_shift, opener_id=rnd.dealer_id, doing=doing, rnd=rnd)
+
+
+def _require_may_drive(*, actor, table_id: int, on_shift: int | None, opener_id: int | None, doing: str,
+                       current: Shift | None = None, rnd: Round | None = None) -> None:
+    """Nothing when `actor` is the dealer on shift at the table (`on_shift`: a user id, None when no
+    one is), or no one is and the round is theirs (`opener_id`: the round's dealer; the actor's own
+    id for a round being opened), or a supervisor; else 409 `dealer_on_shift` naming who is on shift
+    and whose the round is (`rnd`; none when a round is being opened)."""
+    if on_shift == actor.pk or (on_shift is None and opener_id == actor.pk) or has_role(actor, SUPERVISOR):
+        return
+    if current is None and on_shift is not None:
+        current = Shift.objects.filter(table_id=table_id, ended_at=None).first()
+    names = dict(get_user_model().objects.filter(pk__in={on_shift, opener_id} - {None}).values_list("pk", "username"))
+    dealer, owner = names.get(on_shift), names.get(opener_id) if rnd is not None else None
+    subject = f"round {rnd.pk}" if rnd is not None else "this table"
+    if on_shift is not None:
+        message = (f"{dealer} is on shift at this table: only they (or a supervisor) may {doing} in {subject}. "
+                   "Sign in to the table to take over first.") if rnd is not None else (
+                   f"{dealer} is on shift at this table: sign in to it to take over first.")
+    else:
+        message = (f"No one is on shift at this table and {subject} is {owner or 'no one'}'s: sign in to the table to "
+                   f"take it over before you {doing}.")
+    raise WrongMoment(message, code="dealer_on_shift", extra={
+        "shift": current.pk if current is not None else None, "dealer": dealer, "round_dealer": owner})
 
 
 def shifts_end_at_table(*, table: Table, actor, source: str) -> None:

@@ -62,6 +62,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from studio import metrics
+from studio.errors import require_transaction
 from studio.http import on_loop
 
 from .events import TABLE_EVENTS, USER_EVENTS, TableEvent, UserEvent
@@ -183,14 +184,16 @@ def _next_seq(table_id: int) -> int:
         cur.execute(f"UPDATE {Table._meta.db_table} SET stream_seq = stream_seq + 1 WHERE id = %s RETURNING stream_seq",
                     [table_id])
         row = cur.fetchone()
-    assert row is not None, f"no table {table_id}"
+    if row is None:
+        raise Table.DoesNotExist(f"No table {table_id} to number an event of.")
     return row[0]
 
 
 def table_event(table_id: int, round_id: int | None, payload: TableEvent) -> None:
     """Send `payload` to the table's watchers after commit, numbered with the table's next `seq`."""
-    assert type(payload) in _TABLE_EVENTS, payload
-    assert connection.in_atomic_block, "a table event belongs to the transaction that makes it true"
+    if type(payload) not in _TABLE_EVENTS:
+        raise TypeError(f"not a table event: {payload!r}")
+    require_transaction("a table event (it belongs to the transaction that makes it true)")
     seq = _next_seq(table_id)
     event = {"type": payload.name, "seq": seq, "table": table_id, "round": round_id, "at": timezone.now().isoformat(),
              **payload.fields()}
@@ -207,7 +210,8 @@ def user_events(events: list[tuple[int, UserEvent]]) -> None:
     now = timezone.now().isoformat()
     batch = []
     for user_id, payload in events:
-        assert type(payload) in _USER_EVENTS, payload
+        if type(payload) not in _USER_EVENTS:
+            raise TypeError(f"not a personal event: {payload!r}")
         batch.append(_message(user_group(user_id), {"type": payload.name, "at": now, **payload.fields()}))
     transaction.on_commit(lambda: publish(batch))
 

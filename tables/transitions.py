@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from audit import chain
 from studio import metrics
-from studio.errors import WrongMoment
+from studio.errors import WrongMoment, require_transaction
 
 from .models import Round, RoundEvent, Table
 
@@ -37,7 +37,7 @@ def transition(*, round_id: int, frm: str, to: str, actor=None, action: str, dat
     `table_id`: the round's table, when the caller has it (else it is read for the audit record);
     `table_locked`: the caller holds the table's row already (see `audit`)."""
     check_transition(frm, to)
-    assert transaction.get_connection().in_atomic_block, "transitions run inside the caller's transaction"
+    require_transaction("a round's transition")
     changed = Round.objects.filter(pk=round_id, status=frm).update(status=to, **fields)
     if changed != 1:
         return False

@@ -63,13 +63,13 @@ def test_a_wallet_changed_after_the_read_sends_the_bet_the_locked_way(alice, rnd
     assert all_entries() == 0
 
 
-def test_betting_closed_after_the_read_refuses_the_bet(alice, rnd, monkeypatch):
+def test_betting_closed_after_the_read_refuses_the_bet(alice, dealer, rnd, monkeypatch):
     read = services.bet_context
 
     def read_then_close(**kwargs):
         context = read(**kwargs)
         if not kwargs["locked"]:
-            round_close_betting(round_id=rnd.pk)
+            round_close_betting(round_id=rnd.pk, actor=dealer)
         return context
 
     monkeypatch.setattr(services, "bet_context", read_then_close)

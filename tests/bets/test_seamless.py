@@ -9,7 +9,7 @@ import pytest
 from django.db.models import Sum
 
 from bets.ledger import operator_account
-from bets.models import Bet, LedgerEntry, WalletTransaction
+from bets.models import Account, Bet, LedgerEntry, WalletTransaction
 from bets.outbox import backoff, transaction_send
 from incidents.services import incident_raise, incident_void, card_replace
 from tables.models import Round
@@ -64,6 +64,25 @@ def test_a_bet_is_debited_and_the_round_credited_once(world, wallet):
     assert credits[p["ann"][1].pk].body["debit_transaction_ids"] == [T.objects.get(bet__player=p["ann"][1]).transaction_id]
     assert wallet.balance(p["ann"][2]) == D("1090") and wallet.balance(p["ben"][2]) == D("950")
     assert_books_exact(operator, {p["ann"][2]: D("1090"), p["ben"][2]: D("950")}, wallet)
+
+
+def test_a_replayed_bet_answers_the_operators_balance_and_me_makes_no_wallet(world, wallet):
+    """An idempotent replay answers what the bet's placing answered (the operator's balance after
+    its debit, in the table's currency), never a CHIPS wallet's; GET /api/me/ lists the operator's
+    balance alone and makes no wallet."""
+    operator, table, dealer = world
+    p = players(world, wallet, ["ann"])
+    api, user, _ = p["ann"]
+    rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    headers = {"HTTP_IDEMPOTENCY_KEY": "tap-1"}
+    first = api.post(f"/api/rounds/{rnd.pk}/bets/", {"spot": "andar", "amount": "100"}, format="json", **headers)
+    assert (first.status_code, D(first.json()["balance"])) == (201, D("900"))
+    again = api.post(f"/api/rounds/{rnd.pk}/bets/", {"spot": "andar", "amount": "100"}, format="json", **headers)
+    assert (again.status_code, again.json()["id"], D(again.json()["balance"])) == (200, first.json()["id"], D("900"))
+    me = api.get("/api/me/").json()
+    assert (me["currency"], me["balances"]) == ("INR", [{"currency": "INR", "balance": "900.00"}])
+    assert list(Account.objects.filter(user=user).values_list("currency", flat=True)) == ["INR"]
+    assert T.objects.filter(kind="debit").count() == 1
 
 
 def test_insufficient_funds_refuses_the_bet_with_nothing_recorded(world, wallet):

@@ -138,8 +138,9 @@ def test_a_voided_round_is_never_settled_again(dealer, supervisor, supervisor_ap
 
     assert round_settle(round_id=rnd.pk) is False
     assert settle_round(rnd.pk) is False and sweep_unsettled_rounds() == 0
-    with pytest.raises(AssertionError):
+    with pytest.raises(ApplicationError) as refused:  # an explicit check, not an assert: it holds under python -O
         round_resettle(rnd=fresh(rnd), actor=supervisor)
+    assert (refused.value.status, refused.value.code) == (409, "round_voided")
     with pytest.raises(ApplicationError):
         check_transition("voided", "settled")
     response = supervisor_api.post(f"/api/rounds/{rnd.pk}/corrections/replace/", {"position": 1, "card": "KD"}, format="json")

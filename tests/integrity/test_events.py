@@ -39,5 +39,5 @@ def test_names_do_not_collide_with_the_tables_events():
 
 @pytest.mark.django_db
 def test_the_sender_takes_only_supervisor_events():
-    with pytest.raises(AssertionError):
+    with pytest.raises(TypeError):
         stream.supervisor_event(table_events.CardDealt(position=1, side="andar", card="2H"))

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  addBet, applyEvent, applyPersonal, applySnapshot, catchUp, newState, openBets, phaseOf, stakes,
+  addBet, applyEvent, applyPersonal, applySnapshot, balanceAt, catchUp, newState, openBets, phaseOf, stakes,
 } from "../../static/js/pages/play/state.js";
 import { chipKey, chipValues } from "../../static/js/pages/play/betting.js";
 import { spotName, spoken, correctionLine } from "../../static/js/pages/play/words.js";
@@ -104,4 +104,13 @@ test("table.state: the table's state and the supervisor's reason replace the sna
   assert.equal(out.snapshot, false);
   applyEvent(S, { type: "table.state", seq: 6, table: 3, round: null, state: "open", reason: "" }, 0);
   assert.deepEqual([S.table.state, S.table.state_reason], ["open", ""]);
+});
+
+test("the balance shown is the wallet in the table's currency, from GET /api/me/'s balances", () => {
+  const me = { balance: "1000.00", currency: "CHIPS",
+    balances: [{ currency: "CHIPS", balance: "1000.00" }, { currency: "INR", balance: "250.00" }] };
+  assert.equal(balanceAt(me, { ...TABLE, currency: "INR" }), "250.00");
+  assert.equal(balanceAt(me, { ...TABLE, currency: "CHIPS" }), "1000.00");
+  assert.equal(balanceAt(me, { ...TABLE, currency: "EUR" }), "0.00"); // no wallet there yet
+  assert.equal(balanceAt(me, null), "1000.00"); // before the snapshot
 });

@@ -33,6 +33,15 @@ def test_a_bet_and_a_match_bet_each_have_their_own_body(schema):
     assert {"type": "integer", "minimum": 1} in bet["properties"]["amount"]["oneOf"]
 
 
+def test_me_answers_each_wallet_by_currency(schema):
+    components = schema["components"]["schemas"]
+    me = components["Me"]
+    assert {"username", "roles", "balance", "currency", "balances"} <= set(me["required"])
+    assert me["properties"]["balances"]["items"] == {"$ref": "#/components/schemas/WalletBalance"}
+    assert set(components["WalletBalance"]["properties"]) == {"currency", "balance"}
+    assert "balances" not in components["Cancelled"]["properties"]  # taking a bet back answers its own wallet
+
+
 def test_betting_left_ms_may_be_null(schema):
     assert schema["components"]["schemas"]["Round"]["properties"]["betting_left_ms"]["nullable"] is True
 

@@ -10,7 +10,7 @@ import { LiveSocket, Sequencer, socketURL } from "../../stream.js";
 import { format, gettext } from "../../i18n.js";
 import { setupBetting } from "./betting.js";
 import { render, tick } from "./render.js";
-import { applyEvent, applyPersonal, applySnapshot, bettingOpen, catchUp, newState, phaseOf } from "./state.js";
+import { applyEvent, applyPersonal, applySnapshot, balanceAt, bettingOpen, catchUp, newState, phaseOf } from "./state.js";
 import { spoken } from "./words.js";
 
 const root = document.getElementById("play");
@@ -142,7 +142,7 @@ async function refreshMine() {
       roundId ? api("GET", `rounds/${roundId}/bets/`) : null,
       api("GET", "me/rounds/?page_size=10"),
     ]);
-    S.balance = me.balance;
+    S.balance = balanceAt(me, S.table);
     if (mine && S.round && S.round.id === roundId) {
       S.bets = mine.bets.filter((b) => b.status !== "cancelled")
         .map((b) => ({ id: b.id, spot: b.spot, amount: b.amount, status: b.status, payout: b.payout }));

@@ -18,6 +18,15 @@ export function newState() {
   };
 }
 
+/** The player's balance at this table: from GET /api/me/'s `balances`, the wallet in the table's
+ *  currency ("0.00" before the player has one); `balance` while the table is not known yet. */
+export function balanceAt(me, table) {
+  const currency = table && table.currency;
+  if (!currency || !Array.isArray(me.balances)) return me.balance;
+  const wallet = me.balances.find((w) => w.currency === currency);
+  return wallet ? wallet.balance : "0.00";
+}
+
 function roundFromDetail(detail) {
   if (!detail) return null;
   return {
