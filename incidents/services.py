@@ -18,7 +18,7 @@ from bets.settlement import round_resettle, round_resettle_lock
 from engine import EngineError
 from studio.errors import NotFound, WrongMoment, invalid
 from tables import events, hooks, stream
-from tables.access import PERSON, require_round_driver
+from tables.access import PERSON, require_round_driver, require_supervisor
 from tables.models import DealtCard, Incident, Round
 from tables.selectors import round_deal
 from tables.shifts import require_round_dealer
@@ -114,7 +114,9 @@ def _close_incident(incident: Incident, *, actor, status: str, resolution: str) 
 
 def incident_resume(*, incident_id: int, actor, resolution: str = "") -> Round:
     """Resolve the incident. A paused round resumes where it was (betting gets its time left back)
-    once no other incident holds it; a dealt match found by a correction finishes the round."""
+    once no other incident holds it; a dealt match found by a correction finishes the round.
+    A supervisor's (403 for anyone else)."""
+    require_supervisor(actor, doing="resume a round")
     with transaction.atomic():
         incident, rnd = _open_incident(incident_id)
         _close_incident(incident, actor=actor, status=Incident.Status.RESOLVED, resolution=resolution or "resumed")
@@ -141,7 +143,9 @@ def incident_resume(*, incident_id: int, actor, resolution: str = "") -> Round:
 
 
 def incident_void(*, incident_id: int, actor, reason: str) -> Round:
-    """Void the round: it can never be settled again, and every bet in it is refunded exactly once."""
+    """Void the round: it can never be settled again, and every bet in it is refunded exactly once.
+    A supervisor's (403 for anyone else)."""
+    require_supervisor(actor, doing="void a round")
     if not (reason or "").strip():
         raise invalid("reason", "Say why the round is voided (players and auditors will read it).")
     with transaction.atomic():
@@ -185,7 +189,8 @@ def _recheck(rnd: Round, cards: list[str]) -> object:
 
 
 def card_replace(*, round_id: int, position: int, card: str, actor) -> Round:
-    """Replace a misread card; its side stays what the rules say for its position."""
+    """Replace a misread card; its side stays what the rules say for its position. A supervisor's."""
+    require_supervisor(actor, doing="correct a round's cards")
     card = parse_card_field("card", card)
     with transaction.atomic():
         rnd = round_locked(round_id=round_id, user=actor)
@@ -206,7 +211,8 @@ def card_replace(*, round_id: int, position: int, card: str, actor) -> Round:
 
 
 def card_remove_last(*, round_id: int, actor) -> Round:
-    """Remove the last dealt card (e.g. a double scan) while the round is paused."""
+    """Remove the last dealt card (e.g. a double scan) while the round is paused. A supervisor's."""
+    require_supervisor(actor, doing="correct a round's cards")
     with transaction.atomic():
         rnd = round_locked(round_id=round_id, user=actor)
         require_round_driver(rnd=rnd, by=PERSON, doing="correct its cards")

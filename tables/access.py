@@ -12,13 +12,14 @@ closing betting early, dealing and correcting by anyone but the driver is refuse
 `virtual_table`). The clock (the betting timer, the sweep) closes betting once it is due, at any
 table; supervisors pause, resume and void any round through incidents. Which person drives a
 person's round (the dealer on shift at its table, or its own dealer while no one is; supervisors)
-is tables.shifts.require_round_dealer's rule.
+is tables.shifts.require_round_dealer's rule; resuming, voiding and correcting a round are a
+supervisor's alone (`require_supervisor`).
 """
 from __future__ import annotations
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from studio.errors import NotFound, WrongMoment
+from studio.errors import NotAllowed, NotFound, WrongMoment
 from studio.roles import SUPERVISOR, has_role
 
 from .models import Match, MatchPlayer, Round, Table
@@ -131,3 +132,10 @@ def require_round_driver(*, rnd: Round, by: str, doing: str) -> None:
     driver = round_driver(rnd)
     if not _may_drive(driver, by):
         _refuse(driver, by, doing)
+
+
+def require_supervisor(user, *, doing: str) -> None:
+    """What only a supervisor may do to a round (resume, void, correct its cards): 403 for anyone
+    else, whichever door they came through (the API checks the same role first, with the same answer)."""
+    if not has_role(user, SUPERVISOR):
+        raise NotAllowed(f"Only a supervisor may {doing}.", code="forbidden")

@@ -128,10 +128,10 @@ def test_a_dealer_of_another_table_is_refused_every_action_and_the_rightful_deal
     assert Round.objects.filter(table=two).count() == 1
 
 
-def test_corrections_are_a_supervisors_and_the_service_refuses_another_tables_dealer(
+def test_corrections_resumes_and_voids_are_a_supervisors_in_the_api_and_in_the_services(
         dealer, dealer2, dealer_api, dealer2_api, supervisor_api, tables):
-    """The API's corrections are supervisors' (403 for any dealer); the services ask the same rule
-    as dealing, so a dealer of another table reaching them another way is refused too."""
+    """Correcting, resuming and voiding are supervisors' (403 for any dealer), in the API and in the
+    services themselves, so a dealer reaching them another way (the admin, a shell) is refused too."""
     two, three = tables
     sign_in(dealer2_api, three)
     ctx = {"table": two.pk, "round": opened(dealer_api, two)}
@@ -142,11 +142,15 @@ def test_corrections_are_a_supervisors_and_the_service_refuses_another_tables_de
         assert api.post(f"/api/rounds/{ctx['round']}/corrections/replace/", {"position": 1, "card": "3C"},
                         format="json").status_code == 403
         assert api.post(f"/api/rounds/{ctx['round']}/corrections/remove-last/").status_code == 403
-    for correct in (lambda: incidents.card_replace(round_id=ctx["round"], position=1, card="3C", actor=dealer2),
-                    lambda: incidents.card_remove_last(round_id=ctx["round"], actor=dealer2)):
-        with pytest.raises(ApplicationError) as exc:
-            correct()
-        assert (exc.value.code, exc.value.extra["dealer"]) == ("dealer_on_shift", "dealer")
+    incident = Incident.objects.get(round_id=ctx["round"])
+    for actor in (dealer2, dealer):
+        for act in (lambda: incidents.card_replace(round_id=ctx["round"], position=1, card="3C", actor=actor),
+                    lambda: incidents.card_remove_last(round_id=ctx["round"], actor=actor),
+                    lambda: incidents.incident_resume(incident_id=incident.pk, actor=actor),
+                    lambda: incidents.incident_void(incident_id=incident.pk, actor=actor, reason="a dealer's void")):
+            with pytest.raises(ApplicationError) as exc:
+                act()
+            assert (exc.value.status, exc.value.code) == (403, "forbidden")
     assert state(ctx["round"], two.pk) == before
     replaced = supervisor_api.post(f"/api/rounds/{ctx['round']}/corrections/replace/", {"position": 1, "card": "3C"}, format="json")
     assert replaced.status_code == 200, replaced.content
