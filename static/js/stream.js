@@ -44,7 +44,9 @@ export class Sequencer {
 
 /**
  * LiveSocket: keeps a WebSocket to `url` open. States: "connecting", "live", "offline" (with the
- * delay before the next try), "gone" (the server closed with 4404: no such table). It sends
+ * delay before the next try), "gone" (the server closed with 4404: no such table), "signed-out"
+ * (4401: the page's sign-in ended: logged out, expired, a new password or role; the page goes to
+ * the login form, which brings the reader back here once signed in again). It sends
  * {"type":"ping"} every pingMs; two pings without any message back count as a dead stream, which
  * is closed and reconnected. The browser's offline event does the same at once. onPong(pong), if
  * given, gets each pong ({"type":"pong","seq":N}: the last table event the server sent this socket).
@@ -97,6 +99,7 @@ export class LiveSocket {
     this.ws = null;
     if (this.closed) return;
     if (code === 4404) { this.state("gone"); return; }
+    if (code === 4401) { this.state("signed-out"); this.signIn(); return; }
     const delay = Math.round(Math.min(15000, 500 * 2 ** this.retries) * (0.75 + this.random() * 0.5));
     this.retries += 1;
     this.state("offline", delay);
@@ -110,6 +113,11 @@ export class LiveSocket {
     const ws = this.ws; this.ws = null; if (ws) ws.close();
   }
   state(s, delay) { this.onState && this.onState(s, delay); }
+  /** To the login form, and back to this page once signed in (never the dead token again). */
+  signIn() {
+    const loc = this.win && this.win.location;
+    if (loc) loc.assign("/login/?next=" + encodeURIComponent(loc.pathname + loc.search));
+  }
 }
 
 /** ws:// or wss:// URL of a path on this site, with the token as a query parameter when given. */

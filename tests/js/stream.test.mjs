@@ -106,6 +106,23 @@ test("4404 means the table is gone: no reconnect", () => {
   }
 });
 
+test("4401 means the sign-in ended: no reconnect with it, the login form, and back here after", () => {
+  mock.timers.enable({ apis: ["setInterval", "setTimeout"] });
+  try {
+    FakeSocket.all = [];
+    const states = [], went = [];
+    const win = { location: { pathname: "/play/tables/3/", search: "?lang=hi", assign: (url) => went.push(url) } };
+    new LiveSocket("ws://x/?token=t", { onState: (s) => states.push(s), WebSocketImpl: FakeSocket, win }).open();
+    FakeSocket.all[0].onclose({ code: 4401 });
+    mock.timers.tick(60000);
+    assert.deepEqual(states, ["connecting", "signed-out"]);
+    assert.equal(FakeSocket.all.length, 1);
+    assert.deepEqual(went, ["/login/?next=%2Fplay%2Ftables%2F3%2F%3Flang%3Dhi"]);
+  } finally {
+    mock.timers.reset();
+  }
+});
+
 test("socketURL follows the page's scheme and carries the token", () => {
   assert.equal(socketURL("/ws/tables/3/", "a b", { protocol: "https:", host: "h" }), "wss://h/ws/tables/3/?token=a%20b");
   assert.equal(socketURL("/ws/tables/3/", "", { protocol: "http:", host: "h:8" }), "ws://h:8/ws/tables/3/");

@@ -104,7 +104,8 @@ function connect() {
   }).open();
 }
 function setConn(state) {
-  const words = { connecting: gettext("Connecting…"), live: gettext("Live"), offline: gettext("Reconnecting…"), gone: gettext("Not available") };
+  const words = { connecting: gettext("Connecting…"), live: gettext("Live"), offline: gettext("Reconnecting…"), gone: gettext("Not available"),
+    "signed-out": gettext("Sign in") };
   $("conn").dataset.state = state;
   $("conn").querySelector("span").textContent = words[state] || state;
 }

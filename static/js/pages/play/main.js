@@ -124,7 +124,7 @@ function setConn(state, delay) {
   el.dataset.state = state;
   root.dataset.conn = state;
   const text = {
-    connecting: gettext("Connecting…"), live: gettext("Live"), gone: gettext("This table is closed"),
+    connecting: gettext("Connecting…"), live: gettext("Live"), gone: gettext("This table is closed"), "signed-out": gettext("Sign in"),
     offline: format(gettext("Reconnecting in %(n)s s…"), { n: Math.max(1, Math.round((delay || 0) / 1000)) }),
   }[state];
   el.querySelector("span").textContent = text;

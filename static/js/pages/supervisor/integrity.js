@@ -138,7 +138,8 @@ const socket = new LiveSocket(socketURL("/ws/supervisors/", pageToken("sv-token"
   onMessage,
   onState: (s) => {
     live.dataset.state = s === "live" ? "live" : s === "connecting" ? "connecting" : "down";
-    liveText.textContent = s === "live" ? gettext("Live") : s === "connecting" ? gettext("Connecting…") : gettext("Offline: reconnecting");
+    liveText.textContent = s === "live" ? gettext("Live") : s === "connecting" ? gettext("Connecting…") : s === "signed-out" ? gettext("Sign in")
+      : gettext("Offline: reconnecting");
   },
 });
 socket.open();
