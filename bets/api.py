@@ -7,7 +7,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.pagination import PageNumberPagination
 from django.urls import reverse
-from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.permissions import SAFE_METHODS, AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -121,7 +121,7 @@ class RoundBetsView(APIView):
     authentication_classes = [BetTokenAuthentication, SessionAuthentication]
 
     def get_permissions(self):
-        return [IsAuthenticated()] if self.request.method == "GET" else [IsAuthenticated(), IsPlayer()]
+        return [IsAuthenticated()] if self.request.method in SAFE_METHODS else [IsAuthenticated(), IsPlayer()]  # HEAD as GET
 
     @extend_schema(responses=RoundBetsSerializer)
     def get(self, request, pk):

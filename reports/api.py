@@ -145,11 +145,12 @@ class ReportView(APIView):
     permission_classes = [IsAuthenticated, IsSupervisor]
     renderer_classes = [JSONRenderer, CSVRenderer]
 
-    def handle_exception(self, exc):
-        """A refusal is JSON ({"code", "message", "fields"}) as everywhere, ?format=csv or not."""
-        response = super().handle_exception(exc)
-        self.request.accepted_renderer, self.request.accepted_media_type = JSONRenderer(), JSONRenderer.media_type
-        return response
+    def finalize_response(self, request, response, *args, **kwargs):
+        """Only a report is CSV: a refusal ({"code", "message", "fields"}) and the answer to OPTIONS (the
+        view's description) are JSON as everywhere, ?format=csv or not."""
+        if request.method == "OPTIONS" or response.status_code >= 400:
+            request.accepted_renderer, request.accepted_media_type = JSONRenderer(), JSONRenderer.media_type
+        return super().finalize_response(request, response, *args, **kwargs)
 
     @extend_schema(
         parameters=[ReportQuery, OpenApiParameter("format", str, enum=["json", "csv"], description="csv: the report as CSV.")],

@@ -2,7 +2,7 @@
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.permissions import SAFE_METHODS, AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -27,7 +27,7 @@ from .serializers import (
 
 class ReadAnyoneWriteSupervisor(IsSupervisor):
     def has_permission(self, request, view):
-        return request.method in ("GET", "HEAD", "OPTIONS") or super().has_permission(request, view)
+        return request.method in SAFE_METHODS or super().has_permission(request, view)
 
 
 class TableListView(generics.ListCreateAPIView):
@@ -209,7 +209,7 @@ class TableRoundsView(APIView):
     """GET: the table's recent rounds; POST (dealer): open a round with its joker."""
 
     def get_permissions(self):
-        return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated(), IsDealer()]
+        return [AllowAny()] if self.request.method in SAFE_METHODS else [IsAuthenticated(), IsDealer()]  # HEAD as GET
 
     @extend_schema(responses=RoundSerializer(many=True))
     def get(self, request, pk):

@@ -121,6 +121,15 @@ def test_a_body_that_is_not_json_is_400(casino):
     assert response.status_code == 400
 
 
+@pytest.mark.parametrize("depth", [1_000, 30_000])
+def test_a_signed_body_nested_too_deep_is_400_with_nothing_created(casino, chips_table, depth):
+    before = counts()
+    raw = b'{"player_id": ' + b"[" * depth + b"]" * depth + b"}"
+    response = signed_launch(client_for(None), raw)
+    assert response.status_code == 400 and response.json()["code"] == "invalid", response.content
+    assert counts() == before
+
+
 def test_supervisors_see_operators_without_their_secret(casino, supervisor_api, alice_api):
     listed = supervisor_api.get("/api/operators/")
     assert listed.status_code == 200
