@@ -6,8 +6,8 @@ like any other malformed body, instead of escaping as a RecursionError (a 500).
 json_loads: the JSON of a body the studio reads itself (an operator's signed launch, an operator
 wallet's answer, a stream message): what the decoder cannot handle (nesting deeper than Python's
 recursion allows, NaN and Infinity, bytes that are not text) is a ValueError like any other
-malformed JSON, for the caller to answer as bad input (or an unknown outcome). An operator
-wallet's answer is bounded before it is read (bets.operator_wallet.MAX_ANSWER).
+malformed JSON, for the caller to answer as bad input (or an unknown outcome). The size of each is
+bounded before it is read (studio.limits.MAX_BODY; bets.operator_wallet.MAX_ANSWER).
 
 CommonCaseNegotiation: DRF's content negotiation, with the common case answered at once: no
 `?format=` and an Accept header that is absent, `*/*` or the first renderer's own media type get

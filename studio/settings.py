@@ -17,6 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 import embedded
 from .env import env_bool, env_float, env_int, env_list, env_str
+from .limits import MAX_BODY
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -67,6 +68,7 @@ MIDDLEWARE = [
     "studio.access.AccessLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # /static/: collected, hashed, compressed files (STORAGES)
+    "studio.middleware.refuse_large_bodies",  # a JSON 413 for a body over studio.limits.MAX_BODY, before anything reads it
     "studio.middleware.refuse_nul_bytes",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -80,6 +82,9 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",  # last: turns a locked-out login page into its 429 answer
     "studio.errors.BusyMiddleware",  # a view that cannot get a connection, a lock or its statement in time: JSON 503
 ]
+# A body (a form's fields included) longer than this is refused: 413 before Django (studio.http), or
+# by studio.middleware.refuse_large_bodies where the studio's server is not in front.
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY
 
 ROOT_URLCONF = "web.urls"
 TEMPLATES = [
