@@ -25,7 +25,7 @@ WHY = {
     "404": "No such object (or not one you may see).",
     "409": "Not now: the state does not allow it (the code says why).",
     "413": f"`too_large`: the body is longer than {MAX_BODY} bytes; refused before it is read.",
-    "415": "The body's media type is not JSON, a form or multipart.",
+    "415": "`unsupported_media_type`: the body is not JSON (application/json).",
     "429": "Too many failed logins of this username from this address: wait Retry-After seconds.",
     "503": "`busy`: no database connection, lock or statement in time, or the server holds too many request bodies at once; "
            "nothing was applied. Retry after Retry-After seconds.",

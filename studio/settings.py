@@ -239,10 +239,10 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "studio.errors.exception_handler",
-    # DRF's parsers, JSON's refusing a body nested too deeply for Python's decoder (a 400, not a 500).
-    "DEFAULT_PARSER_CLASSES": ["studio.parsers.JSONParser", "rest_framework.parsers.FormParser",
-                               "rest_framework.parsers.MultiPartParser"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    # Bodies are JSON only (any other media type: 415), a body nested too deeply for Python's decoder
+    # refused as a parse error (a 400, not a 500).
+    "DEFAULT_PARSER_CLASSES": ["studio.parsers.JSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "studio.pagination.Pages",  # ?page= and ?page_size= by the one whole-number parser
     "PAGE_SIZE": 50,
     "COERCE_DECIMAL_TO_STRING": True,
     # JSON only in production: the browsable API's renderer costs every API call a content negotiation.

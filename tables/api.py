@@ -1,12 +1,13 @@
 """The tables and rounds API: one view per operation, each calling one service."""
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import SAFE_METHODS, AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from studio.errors import NotFound
+from studio.pagination import Pages
+from studio.parsers import query_data
 from studio.roles import IsDealer, IsSupervisor
 from studio.times import utc_ms
 
@@ -112,7 +113,7 @@ class ShiftEndView(APIView):
         return Response(ShiftSerializer(shifts.shift_info(shift, minutes=shift.table.shift_minutes)).data)
 
 
-class ChangePages(PageNumberPagination):
+class ChangePages(Pages):
     page_size_query_param = "page_size"
     max_page_size = 200
 
@@ -195,7 +196,7 @@ class TableStatsView(APIView):
     @extend_schema(parameters=[StatsQuerySerializer], responses=TableStatsSerializer)
     def get(self, request, pk):
         table = table_or_404(table_id=pk, user=request.user)
-        query = StatsQuerySerializer(data=request.query_params)
+        query = StatsQuerySerializer(data=query_data(request))
         query.is_valid(raise_exception=True)
         return Response(TableStatsSerializer(table_stats(table=table, last=query.validated_data["last"])).data)
 

@@ -1,11 +1,13 @@
-"""Schemathesis against the live schema: no input is a server error, and every answer is what the
-schema says it is (status code, media type, body).
+"""Schemathesis against the live schema: no input is a server error, every answer is what the
+schema says it is (status code, media type, body), and no input the schema calls invalid is
+accepted (its negative_data_rejection check).
 
 The studio runs under uvicorn on the test database (tests.servers.studio_server: a
 subprocess, which can see it) with a table, an open round, a finished round with an incident, and
 a match in its lobby, and schemathesis's command line fuzzes every operation of /api/schema/ as
 each role would: anonymous, a player, a dealer and a supervisor (tokens from POST
-/api/auth/token/), seeded, at most 20 examples per operation and role (its fuzzing phase, valid
+/api/auth/token/), seeded: its coverage phase (each parameter's and field's boundaries, empty
+values and wrong types), then at most 20 examples per operation and role (its fuzzing phase, valid
 and invalid data both; 6 under CI, every operation all the same), the four roles side by side. Each run's output is kept in
 test-artifacts/api-fuzz/. A second test fuzzes the same schema in-process, through Django's WSGI
 handler (schemathesis's Python API), with every {id} a real object.
@@ -35,7 +37,9 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis.checks import not_a_server_error
 from schemathesis.generation import GenerationMode
-from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance, status_code_conformance
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance, negative_data_rejection, response_schema_conformance, status_code_conformance,
+)
 
 from accounts.tokens import token_issue
 from tests import localhttp
@@ -48,7 +52,7 @@ SEED = 20261201
 # process: half as many). CI runs every operation with fewer examples: the same seeds, under a third of the time.
 MAX_EXAMPLES = 6 if IN_CI else 20
 IN_PROCESS_EXAMPLES = 4 if IN_CI else 10
-CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
+CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection"
 # Logging out revokes the very token the run fuzzes with (tests/accounts cover it).
 NOT_FUZZED = "/api/auth/logout/"
 ROLES = {"anonymous": None, "player": "player", "dealer": "dealer", "supervisor": "supervisor"}
@@ -108,7 +112,7 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(request, tmp
         runs = {}
         for role, persona in ROLES.items():
             command = [sys.executable, "-m", "schemathesis.cli", "run", url + "/api/schema/", "--checks", CHECKS,
-                       "--phases", "examples,fuzzing", "--max-examples", str(MAX_EXAMPLES), "--seed", str(SEED),
+                       "--phases", "examples,coverage,fuzzing", "--max-examples", str(MAX_EXAMPLES), "--seed", str(SEED),
                        "--workers", "1", "--request-timeout", "30", "--warnings", "off", "--no-color", "--generation-database", "none",
                        "--exclude-path", NOT_FUZZED]
             if persona is not None:
@@ -137,7 +141,8 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(request, tmp
     assert not failed, "\n\n".join(f"--- as {role} ---\n{text}" for role, text in failed.items())
 
 
-IN_PROCESS_CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+IN_PROCESS_CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance,
+                     negative_data_rejection]
 # Every renderer's format (the reports' CSV, JSON everywhere), none, and one no view renders (a JSON 404).
 FORMATS = (None, "json", "csv", "xml")
 ERROR_KEYS = {"code", "message", "fields"}
