@@ -8,6 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from studio.errors import InvalidInput
+from studio.fields import IdentifierField, TextField
 from studio.roles import IsSupervisor
 
 from .lockouts import TooManyAttempts, lockout_clear, lockouts_current
@@ -24,8 +25,8 @@ class TokenObtainView(APIView):
     authentication_classes = []
 
     class Input(serializers.Serializer):
-        username = serializers.CharField(max_length=150)  # the username field's own limit
-        password = serializers.CharField(max_length=4096, style={"input_type": "password"}, trim_whitespace=False)  # a longer one is no password, only hashing work
+        username = IdentifierField(max_length=150)  # the username field's own limit
+        password = TextField(max_length=4096, style={"input_type": "password"}, trim_whitespace=False)  # a longer one is no password, only hashing work
 
         class Meta:
             ref_name = "Login"
@@ -85,7 +86,7 @@ class LockoutClearView(APIView):
     permission_classes = [IsSupervisor]
 
     class Input(serializers.Serializer):
-        username = serializers.CharField(max_length=255)
+        username = IdentifierField(max_length=255)
         ip_address = serializers.IPAddressField(required=False)
 
         class Meta:

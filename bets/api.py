@@ -7,15 +7,17 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.authentication import SessionAuthentication
-from rest_framework.pagination import PageNumberPagination
 from django.urls import reverse
-from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.permissions import SAFE_METHODS, AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from studio.errors import InvalidInput, NotAllowed, NotFound
-from studio.parsers import CommonCaseNegotiation, JSONParser
+from studio.fields import IdentifierField, WholeNumberField
+from studio.pagination import Pages
+from studio.parsers import CommonCaseNegotiation, JSONParser, query_data, require_json
 from studio.roles import SUPERVISOR, IsPlayer, IsSupervisor, has_role, roles_of
+from studio.validators import has_control_characters
 from tables.access import round_or_404
 from tables.serializers import money_field
 
@@ -57,10 +59,10 @@ class MeView(APIView):
 
 
 class LedgerQuery(serializers.Serializer):
-    player = serializers.CharField(required=False, max_length=150, help_text="Supervisors: another player's ledger (a username).")
+    player = IdentifierField(required=False, max_length=150, help_text="Supervisors: another player's ledger (a username).")
 
 
-class MyRoundsPages(PageNumberPagination):
+class MyRoundsPages(Pages):
     """50 rounds a page; ?page_size=N (1 to 100) for fewer or more: the player page's catch-up
     after a reconnect reads only the newest few."""
 
@@ -96,7 +98,7 @@ class LedgerView(generics.ListAPIView):
 
     def get_queryset(self):
         user = self.request.user
-        query = LedgerQuery(data={k: v for k, v in self.request.query_params.items() if k == "player" and v})
+        query = LedgerQuery(data=query_data(self.request))
         query.is_valid(raise_exception=True)  # before any query: a NUL byte is a 400, not a database error
         name = query.validated_data.get("player")
         if name and name != user.username:
@@ -130,7 +132,7 @@ class RoundBetsView(APIView):
     authentication_classes = [BetTokenAuthentication, SessionAuthentication]
 
     def get_permissions(self):
-        return [IsAuthenticated()] if self.request.method == "GET" else [IsAuthenticated(), IsPlayer()]
+        return [IsAuthenticated()] if self.request.method in SAFE_METHODS else [IsAuthenticated(), IsPlayer()]  # HEAD as GET
 
     @extend_schema(responses=RoundBetsSerializer)
     def get(self, request, pk):
@@ -146,6 +148,9 @@ class RoundBetsView(APIView):
         if key and len(key) > 80:
             raise InvalidInput("The Idempotency-Key is too long (80 characters at most).", code="invalid",
                                    fields={"Idempotency-Key": ["80 characters at most."]})
+        if key and has_control_characters(key):
+            raise InvalidInput("Control characters are not allowed in the Idempotency-Key.", code="invalid",
+                               fields={"Idempotency-Key": ["Control characters (tab, NUL...) are not allowed here."]})
         bet, created = services.bet_place(round_id=pk, player=request.user, spot=data.validated_data["spot"],
                                           amount=data.validated_data["amount"], idempotency_key=key,
                                           seen=getattr(request.auth, "bet_context", None))
@@ -195,6 +200,7 @@ class OperatorSessionView(APIView):
                    parameters=[OpenApiParameter("X-Operator", OpenApiTypes.STR, OpenApiParameter.HEADER, required=True),
                                OpenApiParameter("X-Signature", OpenApiTypes.STR, OpenApiParameter.HEADER, required=True)])
     def post(self, request):
+        require_json(request)  # the service reads the raw body it was signed over; JSON only, as every write
         launched = seamless.operator_launch(operator_code=request.headers.get("X-Operator"), signature=request.headers.get("X-Signature"),
                                             body=request.body)
         url = request.build_absolute_uri(reverse("operator-launch-page", kwargs={"code": launched["code"]}))
@@ -213,9 +219,9 @@ class OperatorListView(APIView):
 
 
 class WalletTransactionQuery(serializers.Serializer):
-    operator = serializers.CharField(required=False, max_length=32, help_text="An operator's code.")
+    operator = IdentifierField(required=False, max_length=32, help_text="An operator's code.")
     status = serializers.ChoiceField(required=False, choices=WalletTransaction.Status.choices)
-    round = serializers.IntegerField(required=False, min_value=1, max_value=2**62)
+    round = WholeNumberField(required=False, min_value=1, max_value=2**62)
 
 
 class WalletTransactionListView(generics.ListAPIView):
@@ -230,7 +236,7 @@ class WalletTransactionListView(generics.ListAPIView):
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
-        query = WalletTransactionQuery(data=self.request.query_params)
+        query = WalletTransactionQuery(data=query_data(self.request))
         query.is_valid(raise_exception=True)
         data = query.validated_data
         return wallet_transactions(operator_code=data.get("operator"), status=data.get("status"), round_id=data.get("round"))

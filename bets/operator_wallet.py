@@ -1,8 +1,9 @@
 """The studio's client of a seamless operator's wallet (docs/OPERATORS.md): `POST {wallet_url}/{action}`
 with the JSON body signed (X-Signature, studio.signing), the answer's signature checked. Three
 outcomes: ok (with the balance), refused (the operator's code and message), unknown (a timeout, a
-connection error, a 5xx, a body that does not parse, a wrong signature). Never called inside a
-database transaction: the callers (bets.seamless, bets.outbox) hold no lock while they wait."""
+connection error, a 5xx, a body that does not parse or is longer than MAX_ANSWER, a wrong
+signature). Never called inside a database transaction: the callers (bets.seamless, bets.outbox)
+hold no lock while they wait."""
 from __future__ import annotations
 
 import http.client
@@ -19,17 +20,20 @@ from django.db.transaction import TransactionManagementError
 
 from studio import signing
 from studio.money import parse_amount
+from studio.parsers import json_loads
 
 log = logging.getLogger(__name__)
 ACTIONS = ("balance", "debit", "credit", "rollback")
 OK, REFUSED, UNKNOWN = "ok", "refused", "unknown"
+MAX_ANSWER = 16 * 1024  # bytes: an answer is a status, a balance, a code and a message of some hundred bytes
 
 _local = threading.local()  # each thread's keep-alive connections, by (scheme, host, port)
 _RETRYABLE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError, ConnectionAbortedError)
 
 
 class CallFailed(Exception):
-    """No readable HTTP answer (a timeout, a refused or broken connection): the outcome is unknown."""
+    """No readable HTTP answer (a timeout, a refused or broken connection, an answer longer than
+    MAX_ANSWER): the outcome is unknown."""
 
 
 def _post(url: str, raw: bytes, headers: dict, timeout: float) -> tuple[int, str | None, bytes]:
@@ -52,7 +56,10 @@ def _post(url: str, raw: bytes, headers: dict, timeout: float) -> tuple[int, str
         try:
             conn.request("POST", parts.path or "/", body=raw, headers=headers)
             response = conn.getresponse()
-            return response.status, response.getheader("X-Signature"), response.read()
+            content = response.read(MAX_ANSWER + 1)  # never more: the rest of a longer answer stays unread
+            if len(content) > MAX_ANSWER:
+                raise http.client.HTTPException(f"an answer longer than {MAX_ANSWER} bytes")
+            return response.status, response.getheader("X-Signature"), content
         except _RETRYABLE as exc:
             conn.close()
             connections.pop(key, None)
@@ -100,12 +107,21 @@ def call(*, operator, action: str, body: dict) -> Answer:
         log.warning("operator %s: %s answered with a wrong signature", operator.code, action)
         return Answer(UNKNOWN, message="wrong answer signature")
     try:
-        answer = json.loads(content)
+        answer = json_loads(content)
         status = answer["status"]
         if status == "ok":
-            return Answer(OK, balance=parse_amount(str(answer["balance"])) if answer.get("balance") is not None else None)
+            balance = answer.get("balance")
+            return Answer(OK, balance=None if balance is None else parse_amount(str(_scalar(balance))))
         if status == "error":
-            return Answer(REFUSED, code=str(answer.get("code") or "error")[:64], message=str(answer.get("message") or "")[:200])
+            code, message = _scalar(answer.get("code") or "error"), _scalar(answer.get("message") or "")
+            return Answer(REFUSED, code=str(code)[:64], message=str(message)[:200])
     except (ValueError, KeyError, TypeError):
         pass
     return Answer(UNKNOWN, message="unreadable answer")
+
+
+def _scalar(value):
+    """A field of an answer is a string or a number: anything else (a list, an object) is unreadable."""
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        return value
+    raise TypeError(f"a {type(value).__name__} where a string or a number is expected")

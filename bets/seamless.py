@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import uuid
 from dataclasses import replace
 from decimal import Decimal
@@ -34,6 +33,8 @@ from accounts.tokens import token_issue
 from studio import sql
 from studio.bulkhead import operator_share
 from studio.errors import InvalidInput, NotAllowed, OperatorRefused, OutcomeUnknown, WrongMoment, invalid
+from studio.parsers import json_loads
+from studio.validators import has_control_characters
 from tables import stream
 from tables.events import BetPlaced
 from tables.models import Round, Table
@@ -50,6 +51,8 @@ K = LedgerEntry.Kind
 # --- launch ----------------------------------------------------------------------------------------
 
 def _field(data: dict, name: str, kind, *, max_length: int | None = None, required: bool = True):
+    """A launch's field: a JSON integer, or a string of one line (no control character anywhere, a
+    trailing newline included), its surrounding spaces trimmed."""
     value = data.get(name)
     if value is None:
         if required:
@@ -59,8 +62,10 @@ def _field(data: dict, name: str, kind, *, max_length: int | None = None, requir
         if isinstance(value, bool) or not isinstance(value, int):
             raise invalid(name, "An integer is expected.")
         return value
-    if not isinstance(value, str) or not value.strip() or "\x00" in value:
+    if not isinstance(value, str) or not value.strip():
         raise invalid(name, "A non-empty string is expected.")
+    if has_control_characters(value):
+        raise invalid(name, "Control characters (tab, newline, NUL...) are not allowed here.")
     if max_length and len(value) > max_length:
         raise invalid(name, f"At most {max_length} characters.")
     return value.strip()
@@ -73,7 +78,7 @@ def operator_launch(*, operator_code: str | None, signature: str | None, body: b
     the table and the language."""
     operator = operator_authenticate(code=operator_code, signature=signature, body=body)
     try:
-        data = json.loads(body)
+        data = json_loads(body)  # nested too deeply for the decoder: not JSON we can read, as any other
     except ValueError:
         raise InvalidInput("The body is not JSON.", code="invalid", fields={"non_field_errors": ["The body is not JSON."]}) from None
     if not isinstance(data, dict):

@@ -1,11 +1,11 @@
 from rest_framework import serializers
 
-from studio.fields import AmountField
+from studio.fields import AmountField, TextField
 from tables.serializers import money_field
 
 
 class BetInputSerializer(serializers.Serializer):
-    spot = serializers.CharField(max_length=16, help_text="andar, bahar, first_andar, first_bahar, first_three or count_LO_HI.")
+    spot = TextField(max_length=16, help_text="andar, bahar, first_andar, first_bahar, first_three or count_LO_HI.")
     amount = AmountField(help_text="Exact amount: a string of ASCII digits with at most two decimals (\"50\", \"2.50\") or a JSON integer.")
 
 

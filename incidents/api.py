@@ -16,7 +16,9 @@ from rest_framework.views import APIView
 
 from bets.models import Bet
 from studio.errors import NotFound
-from studio.money import MoneyField
+from studio.fields import TextField, WholeNumberField
+from studio.money import MoneyField, parse_whole
+from studio.parsers import query_data
 from studio.roles import IsDealer, IsSupervisor
 from tables.access import require_round_visible, round_or_404
 from tables.models import Incident, Round, Table
@@ -41,24 +43,24 @@ class IncidentSerializer(serializers.ModelSerializer):
 
 class RaiseInput(serializers.Serializer):
     kind = serializers.ChoiceField(choices=Incident.Kind.choices)
-    notes = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+    notes = TextField(required=False, allow_blank=True, default="", max_length=2000)
 
 
 class NoteInput(serializers.Serializer):
-    text = serializers.CharField(max_length=2000)
+    text = TextField(max_length=2000)
 
 
 class VoidInput(serializers.Serializer):
-    reason = serializers.CharField(max_length=500)
+    reason = TextField(max_length=500)
 
 
 class ResumeInput(serializers.Serializer):
-    resolution = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+    resolution = TextField(required=False, allow_blank=True, default="", max_length=500)
 
 
 class ReplaceInput(serializers.Serializer):
-    position = serializers.IntegerField(min_value=1, max_value=49)
-    card = serializers.CharField(max_length=16)
+    position = WholeNumberField(min_value=1, max_value=49)
+    card = TextField(max_length=16)
 
 
 MAX_ID = 2**63 - 1  # BIGINT
@@ -73,21 +75,25 @@ class IncidentQuery(SearchQuery):
 
 
 class RoundQuery(SearchQuery):
-    table = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID, help_text="A table's id.")
+    table = WholeNumberField(required=False, min_value=1, max_value=MAX_ID, help_text="A table's id.")
     status = serializers.ChoiceField(choices=Round.Status.choices, required=False)
 
 
 def _query(serializer_class, request) -> dict:
-    """The query parameters, validated before any query runs (400 with field errors); blank ones
-    count as absent, as the consoles send them."""
-    data = serializer_class(data={k: v for k, v in request.query_params.items() if v.strip()})
+    """The query parameters, validated before any query runs (400 with field errors): an empty one
+    (`?status=`) is refused like any other value that is not one; the consoles leave out what is not set."""
+    data = serializer_class(data=query_data(request))
     data.is_valid(raise_exception=True)
     return data.validated_data
 
 
 def _id_search(q: str) -> int | None:
-    """The id a search text names, if it is one (ASCII digits: "²" is a digit to Python, not to int)."""
-    return int(q) if q.isascii() and q.isdigit() and int(q) <= MAX_ID else None
+    """The id a search text names, if it is one (by the one whole-number parser: "²" and "١" are not)."""
+    try:
+        number = parse_whole(q)
+    except ValueError:
+        return None
+    return number if number <= MAX_ID else None
 
 
 def _incident(incident_id, code=status.HTTP_200_OK):

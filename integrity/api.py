@@ -7,6 +7,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 import engine.integrity as ig
+from studio.fields import TextField
+from studio.parsers import query_data
 from studio.roles import IsSupervisor
 
 from . import record, selectors, services
@@ -80,7 +82,7 @@ class AlertQuery(serializers.Serializer):
 
 
 class AcknowledgeInput(serializers.Serializer):
-    note = serializers.CharField(max_length=2000, help_text="What was found or done.")
+    note = TextField(max_length=2000, help_text="What was found or done.")
 
 
 class IntegrityView(APIView):
@@ -100,7 +102,7 @@ class AlertListView(APIView):
 
     @extend_schema(parameters=[AlertQuery], responses=AlertSerializer(many=True))
     def get(self, request):
-        query = AlertQuery(data={k: v for k, v in request.query_params.items() if v.strip()})
+        query = AlertQuery(data=query_data(request))  # `?status=` is refused, as any value that is not one
         query.is_valid(raise_exception=True)
         return Response(selectors.alerts(status=query.validated_data.get("status")))
 

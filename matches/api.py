@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from bets.models import Bet
-from studio.fields import AmountField
+from studio.fields import AmountField, TextField, WholeNumberField
 from studio.roles import SUPERVISOR, has_role
 from tables.access import match_or_404
 from tables.models import Match, MatchPlayer, Round
@@ -19,15 +19,15 @@ from . import services as matches
 class CreateInput(serializers.Serializer):
     scoring = serializers.ChoiceField(choices=Match.Scoring.choices, default=Match.Scoring.CHIPS)
     rounds = serializers.ChoiceField(choices=[10, 20, 30], default=20)
-    betting_seconds = serializers.IntegerField(required=False, min_value=5, max_value=120)
+    betting_seconds = WholeNumberField(required=False, min_value=5, max_value=120)
 
 
 class JoinInput(serializers.Serializer):
-    code = serializers.CharField(max_length=12)
+    code = TextField(max_length=12)
 
 
 class MatchBetItem(serializers.Serializer):
-    spot = serializers.CharField(max_length=16)
+    spot = TextField(max_length=16)
     amount = AmountField()
 
 

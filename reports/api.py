@@ -14,6 +14,8 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from studio.fields import WholeNumberField
+from studio.parsers import query_data
 from studio.roles import IsSupervisor
 
 from .renderers import CSVRenderer
@@ -62,8 +64,8 @@ class ReportQuery(serializers.Serializer):
                                     "(each seamless operator's players, and `studio`: the studio's own wallets).")
     start = WhenField(help_text="The period's start, inclusive: a date (midnight in the studio's TIME_ZONE) or a datetime on the hour.")
     end = WhenField(help_text="The period's end, exclusive: a date (midnight in the studio's TIME_ZONE) or a datetime on the hour.")
-    table = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID, help_text="Only this table (its id).")
-    dealer = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID, help_text="Only this dealer (their user id).")
+    table = WholeNumberField(required=False, min_value=1, max_value=MAX_ID, help_text="Only this table (its id).")
+    dealer = WholeNumberField(required=False, min_value=1, max_value=MAX_ID, help_text="Only this dealer (their user id).")
 
     def get_fields(self):
         fields = super().get_fields()  # `from` and `to` on the wire: `from` is a Python keyword
@@ -145,18 +147,19 @@ class ReportView(APIView):
     permission_classes = [IsAuthenticated, IsSupervisor]
     renderer_classes = [JSONRenderer, CSVRenderer]
 
-    def handle_exception(self, exc):
-        """A refusal is JSON ({"code", "message", "fields"}) as everywhere, ?format=csv or not."""
-        response = super().handle_exception(exc)
-        self.request.accepted_renderer, self.request.accepted_media_type = JSONRenderer(), JSONRenderer.media_type
-        return response
+    def finalize_response(self, request, response, *args, **kwargs):
+        """Only a report is CSV: a refusal ({"code", "message", "fields"}) and the answer to OPTIONS (the
+        view's description) are JSON as everywhere, ?format=csv or not."""
+        if request.method == "OPTIONS" or response.status_code >= 400:
+            request.accepted_renderer, request.accepted_media_type = JSONRenderer(), JSONRenderer.media_type
+        return super().finalize_response(request, response, *args, **kwargs)
 
     @extend_schema(
         parameters=[ReportQuery, OpenApiParameter("format", str, enum=["json", "csv"], description="csv: the report as CSV.")],
         responses={(200, "application/json"): ReportSerializer, (200, "text/csv"): OpenApiTypes.STR},
     )
     def get(self, request):
-        query = ReportQuery(data={k: v for k, v in request.query_params.items() if k != "format" and v.strip()})
+        query = ReportQuery(data=query_data(request))  # an empty parameter is refused, as any value that is not one
         query.is_valid(raise_exception=True)
         params = query.validated_data
         data = report(group=params["group"], filters=Filters(start=params["start"], end=params["end"],

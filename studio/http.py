@@ -19,9 +19,14 @@ back-pressure on a slow client.
 What this module adds:
 
 - **The body is read on the event loop** before a thread is taken (a slow uploader never holds
-  one), and a body over `MAX_BODY` is refused with 413 without reaching Django. The WSGI
-  application reads it from memory (`wsgi.input` is a `BytesIO` of it): a2wsgi's own input would
-  fetch it from the loop, a cross-thread round trip for every POST.
+  one). The WSGI application reads it from memory (`wsgi.input` is a `BytesIO` of it): a2wsgi's
+  own input would fetch it from the loop, a cross-thread round trip for every POST.
+- **Bodies are bounded**, each and all together, and refused without reaching Django, in the API's
+  error shape, the connection closed after the answer: a body over `MAX_BODY` (studio.limits) is a
+  413, by its Content-Length before any of it is read, or while it is read when it comes without
+  one. The bodies one process holds at once (read, or announced and being read) stay within
+  `HTTP_BODY_BUDGET` bytes (`BodyBudget`); a request whose body would pass it is a 503 `busy` with
+  Retry-After, before more is read. Many slow uploads therefore cost a process at most the budget.
 - **A streamed response's client that stops reading** (the CSV export) is given `HTTP_SEND_TIMEOUT`
   seconds per chunk; then the response ends, the thread stops producing chunks and is free again.
   a2wsgi's own sender would wait for such a client for ever, and its thread with it.
@@ -37,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import io
+import json
 import os
 
 from a2wsgi import WSGIMiddleware
@@ -44,8 +50,51 @@ from a2wsgi.wsgi import WSGIResponder
 from django.conf import settings
 
 from studio import access
+from studio.errors import BUSY_BODY, BUSY_RETRY_AFTER
+from studio.limits import MAX_BODY, TOO_LARGE
 
-MAX_BODY = 10 * 1024 * 1024  # Django refuses bigger forms anyway (DATA_UPLOAD_MAX_MEMORY_SIZE)
+BODY_BUDGET = 8 * 1024 * 1024  # HTTP_BODY_BUDGET's default: 128 bodies at MAX_BODY, thousands of bets
+
+
+class BodyBudget:
+    """The bytes of request bodies a process holds at once, across its connections: taken before a
+    body (or its next chunk) is read, given back when its request is over. Only the event loop's
+    thread takes and gives, so no lock."""
+
+    def __init__(self, limit: int):
+        self.limit, self.held = limit, 0
+
+    def take(self, n: int) -> bool:
+        if self.held + n > self.limit:
+            return False
+        self.held += n
+        return True
+
+    def give(self, n: int) -> None:
+        self.held -= n
+
+
+def _content_length(scope) -> int | None:
+    """The body's announced length; None without one (a chunked body) or with one the server let
+    through unreadable (the body is then counted as it comes)."""
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            return int(value) if value.isdigit() else None
+    return None
+
+
+async def _refuse(scope, send, status: int, body: dict, headers: tuple = ()) -> None:
+    """An answer before the body is read (or read whole), in the API's error shape; the server closes
+    the connection after it, so what is left of the body is never read."""
+    content = json.dumps(body).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(content)).encode()),
+                            (b"connection", b"close"), *headers]})
+    await send({"type": "http.response.body", "body": content})
+    access.refused_before_django(scope, status)
+
+
+_RETRY_AFTER = ((b"retry-after", str(BUSY_RETRY_AFTER).encode()),)
 
 
 class ClientTooSlow(Exception):
@@ -146,30 +195,45 @@ class _Responder(WSGIResponder):
 class WsgiHttp:
     """An ASGI application for `http` scopes: a WSGI application through a2wsgi, with the additions above."""
 
-    def __init__(self, wsgi_application, threads: int | None = None, send_timeout: float | None = None):
+    def __init__(self, wsgi_application, threads: int | None = None, send_timeout: float | None = None,
+                 body_budget: int | None = None):
         self.threads = threads or settings.HTTP_THREADS
         self.send_timeout = send_timeout or float(os.environ.get("HTTP_SEND_TIMEOUT", "30"))
+        self.budget = BodyBudget(body_budget or int(os.environ.get("HTTP_BODY_BUDGET", str(BODY_BUDGET))))
         self.bridge = WSGIMiddleware(_wsgi(wsgi_application), workers=self.threads)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             raise ValueError(f"the HTTP bridge serves HTTP, not {scope['type']!r}")
-        chunks, size = [], 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > MAX_BODY:
-                await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"text/plain")]})
-                await send({"type": "http.response.body", "body": b"Request body too large"})
-                access.refused_before_django(scope, 413)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body"):
-                break
-        exchange = _Exchange(b"".join(chunks), asyncio.get_running_loop())
+        announced = _content_length(scope)
+        if announced is not None and announced > MAX_BODY:
+            return await _refuse(scope, send, 413, TOO_LARGE)
+        taken = announced or 0  # of the budget: the announced body before it is read, given back at the end
+        if not self.budget.take(taken):
+            return await _refuse(scope, send, 503, BUSY_BODY, _RETRY_AFTER)
+        try:
+            chunks, size = [], 0
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > MAX_BODY:  # a body without a Content-Length, counted as it comes
+                    return await _refuse(scope, send, 413, TOO_LARGE)
+                if size > taken:
+                    if not self.budget.take(size - taken):
+                        return await _refuse(scope, send, 503, BUSY_BODY, _RETRY_AFTER)
+                    taken = size
+                chunks.append(chunk)
+                if not message.get("more_body"):
+                    break
+            await self._answer(scope, b"".join(chunks), send)
+        finally:
+            self.budget.give(taken)
+
+    async def _answer(self, scope, body: bytes, send) -> None:
+        exchange = _Exchange(body, asyncio.get_running_loop())
 
         async def replay():
             return {"type": "http.request", "body": exchange.body, "more_body": False}

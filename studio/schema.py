@@ -2,6 +2,8 @@
 operation can answer (a drf-spectacular postprocessing hook, so no view repeats them)."""
 from __future__ import annotations
 
+from .limits import MAX_BODY
+
 ERROR_SCHEMA = {
     "type": "object",
     "description": "Every refusal: a machine-readable code, a sentence, and the bad fields with their messages.",
@@ -22,9 +24,11 @@ WHY = {
     "403": "Your role may not do this.",
     "404": "No such object (or not one you may see).",
     "409": "Not now: the state does not allow it (the code says why).",
-    "415": "The body's media type is not JSON, a form or multipart.",
+    "413": f"`too_large`: the body is longer than {MAX_BODY} bytes; refused before it is read.",
+    "415": "`unsupported_media_type`: the body is not JSON (application/json).",
     "429": "Too many failed logins of this username from this address: wait Retry-After seconds.",
-    "503": "Busy: no database connection, lock or statement in time; nothing was applied. Retry after Retry-After seconds.",
+    "503": "`busy`: no database connection, lock or statement in time, or the server holds too many request bodies at once; "
+           "nothing was applied. Retry after Retry-After seconds.",
 }
 THROTTLED = {"/api/auth/token/"}  # django-axes counts failed logins here (accounts)
 SIGNED = {"/api/operator/sessions/"}  # an operator's signed request (docs/OPERATORS.md): 401 bad signature, 403 inactive operator
@@ -47,6 +51,8 @@ def _refusals(path: str, method: str, operation: dict) -> list[str]:
         codes.append("404")
     if method in UNSAFE or path in ASKS_OPERATOR:
         codes.append("409")
+    if "requestBody" in operation or method in UNSAFE:
+        codes.append("413")
     if "requestBody" in operation:
         codes.append("415")
     if path in THROTTLED:

@@ -17,6 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 import embedded
 from .env import env_bool, env_float, env_int, env_list, env_str
+from .limits import MAX_BODY
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -67,6 +68,7 @@ MIDDLEWARE = [
     "studio.access.AccessLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # /static/: collected, hashed, compressed files (STORAGES)
+    "studio.middleware.refuse_large_bodies",  # a JSON 413 for a body over studio.limits.MAX_BODY, before anything reads it
     "studio.middleware.refuse_nul_bytes",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -80,6 +82,9 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",  # last: turns a locked-out login page into its 429 answer
     "studio.errors.BusyMiddleware",  # a view that cannot get a connection, a lock or its statement in time: JSON 503
 ]
+# A body (a form's fields included) longer than this is refused: 413 before Django (studio.http), or
+# by studio.middleware.refuse_large_bodies where the studio's server is not in front.
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY
 
 ROOT_URLCONF = "web.urls"
 TEMPLATES = [
@@ -234,10 +239,10 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "studio.errors.exception_handler",
-    # DRF's parsers, JSON's refusing a body nested too deeply for Python's decoder (a 400, not a 500).
-    "DEFAULT_PARSER_CLASSES": ["studio.parsers.JSONParser", "rest_framework.parsers.FormParser",
-                               "rest_framework.parsers.MultiPartParser"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    # Bodies are JSON only (any other media type: 415), a body nested too deeply for Python's decoder
+    # refused as a parse error (a 400, not a 500).
+    "DEFAULT_PARSER_CLASSES": ["studio.parsers.JSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "studio.pagination.Pages",  # ?page= and ?page_size= by the one whole-number parser
     "PAGE_SIZE": 50,
     "COERCE_DECIMAL_TO_STRING": True,
     # JSON only in production: the browsable API's renderer costs every API call a content negotiation.

@@ -1,5 +1,7 @@
 from django.contrib import admin
+from django.db import models
 
+from studio.money import DecimalFormField, WholeNumberFormField
 from studio.readonly_admin import ReadOnlyAdmin
 
 from . import services
@@ -14,6 +16,9 @@ class TableAdmin(admin.ModelAdmin):
 
     list_display = ["id", "name", "state", "mode", "first_card", "commission", "card_count_paytable", "chip_unit", "min_bet",
                     "max_bet", "betting_seconds", "shift_minutes"]
+    # Its numbers read by the API's parsers (studio.money): ASCII digits, no sign, no surrounding space.
+    formfield_overrides = {models.PositiveIntegerField: {"form_class": WholeNumberFormField},
+                           models.DecimalField: {"form_class": DecimalFormField}}
 
     def save_model(self, request, obj, form, change):
         if not change:

@@ -1,12 +1,13 @@
 """The tables and rounds API: one view per operation, each calling one service."""
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
-from rest_framework.pagination import PageNumberPagination
-from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.permissions import SAFE_METHODS, AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from studio.errors import NotFound
+from studio.pagination import Pages
+from studio.parsers import query_data
 from studio.roles import IsDealer, IsSupervisor
 from studio.times import utc_ms
 
@@ -27,7 +28,7 @@ from .serializers import (
 
 class ReadAnyoneWriteSupervisor(IsSupervisor):
     def has_permission(self, request, view):
-        return request.method in ("GET", "HEAD", "OPTIONS") or super().has_permission(request, view)
+        return request.method in SAFE_METHODS or super().has_permission(request, view)
 
 
 class TableListView(generics.ListCreateAPIView):
@@ -112,7 +113,7 @@ class ShiftEndView(APIView):
         return Response(ShiftSerializer(shifts.shift_info(shift, minutes=shift.table.shift_minutes)).data)
 
 
-class ChangePages(PageNumberPagination):
+class ChangePages(Pages):
     page_size_query_param = "page_size"
     max_page_size = 200
 
@@ -195,7 +196,7 @@ class TableStatsView(APIView):
     @extend_schema(parameters=[StatsQuerySerializer], responses=TableStatsSerializer)
     def get(self, request, pk):
         table = table_or_404(table_id=pk, user=request.user)
-        query = StatsQuerySerializer(data=request.query_params)
+        query = StatsQuerySerializer(data=query_data(request))
         query.is_valid(raise_exception=True)
         return Response(TableStatsSerializer(table_stats(table=table, last=query.validated_data["last"])).data)
 
@@ -209,7 +210,7 @@ class TableRoundsView(APIView):
     """GET: the table's recent rounds; POST (dealer): open a round with its joker."""
 
     def get_permissions(self):
-        return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated(), IsDealer()]
+        return [AllowAny()] if self.request.method in SAFE_METHODS else [IsAuthenticated(), IsDealer()]  # HEAD as GET
 
     @extend_schema(responses=RoundSerializer(many=True))
     def get(self, request, pk):

@@ -3,9 +3,10 @@ import re
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import models
 from rest_framework import serializers
 
-from studio.fields import AmountDecimalField
+from studio.fields import AmountDecimalField, StrictBooleanField, StrictDecimalField, TextField, WholeNumberField
 from studio.validators import refuse_control_characters
 
 from engine import SIDE_BETS, EngineError, Side, TableConfig
@@ -41,8 +42,8 @@ class TableShiftsSerializer(serializers.Serializer):
 
 class StateSerializer(serializers.Serializer):
     state = serializers.ChoiceField(choices=Table.State.values)
-    reason = serializers.CharField(max_length=200, required=False, allow_blank=True, default="",
-                                   help_text="Why (players read it): required for maintenance, cleared when open.")
+    reason = TextField(max_length=200, required=False, allow_blank=True, default="",
+                       help_text="Why (players read it): required for maintenance, cleared when open.")
 
     def validate_reason(self, value):
         try:
@@ -69,14 +70,17 @@ class ChangeSerializer(serializers.Serializer):
 
 
 class TableSerializer(serializers.ModelSerializer):
-    commission = serializers.DecimalField(max_digits=4, decimal_places=3, min_value=Decimal("0.001"), max_value=Decimal("1"), required=False)
+    # The model's text and booleans read strictly (a JSON string; true or false), as every input field.
+    serializer_field_mapping = {**serializers.ModelSerializer.serializer_field_mapping,
+                                models.CharField: TextField, models.TextField: TextField, models.BooleanField: StrictBooleanField}
+    commission = StrictDecimalField(max_digits=4, decimal_places=3, min_value=Decimal("0.001"), max_value=Decimal("1"), required=False)
     side_bets = serializers.ListField(child=serializers.ChoiceField(choices=sorted(SIDE_BETS)), required=False, allow_empty=True)
     chip_unit = AmountDecimalField(min_value=Decimal("0.01"), required=False)
     min_bet = AmountDecimalField(min_value=Decimal("0.01"), required=False)
     max_bet = AmountDecimalField(min_value=Decimal("0.01"), required=False)
-    betting_seconds = serializers.IntegerField(min_value=1, max_value=600, required=False)
-    shift_minutes = serializers.IntegerField(min_value=1, max_value=720, required=False,
-                                             help_text="Dealer shift length: a shift this long is flagged as a rotation due.")
+    betting_seconds = WholeNumberField(min_value=1, max_value=600, required=False)
+    shift_minutes = WholeNumberField(min_value=1, max_value=720, required=False,
+                                     help_text="Dealer shift length: a shift this long is flagged as a rotation due.")
     driver = serializers.SerializerMethodField(help_text=f"Who runs the table's rounds: {', '.join(DRIVERS)} (tables.access).")
     state = serializers.CharField(read_only=True, help_text="open, closed or maintenance: changed with POST /api/tables/{id}/state/.")
     state_reason = serializers.CharField(read_only=True, help_text="Why it is closed or under maintenance (empty when open).")
@@ -142,11 +146,11 @@ class SpotOddsSerializer(serializers.Serializer):
 
 
 class JokerSerializer(serializers.Serializer):
-    joker = serializers.CharField(max_length=16, help_text="The joker as scanned: KS, 10H, TH, Q♥ ...")
+    joker = TextField(max_length=16, help_text="The joker as scanned: KS, 10H, TH, Q♥ ...")
 
 
 class CardSerializer(serializers.Serializer):
-    card = serializers.CharField(max_length=16, help_text="The card as scanned: 7H, 10D, TD, Q♥ ...")
+    card = TextField(max_length=16, help_text="The card as scanned: 7H, 10D, TD, Q♥ ...")
 
 
 class DealtCardSerializer(serializers.Serializer):
@@ -202,7 +206,7 @@ class RoundEventSerializer(serializers.Serializer):
 
 
 class StatsQuerySerializer(serializers.Serializer):
-    last = serializers.IntegerField(min_value=10, max_value=500, default=100, help_text="How many of the latest rounds (10 to 500).")
+    last = WholeNumberField(min_value=10, max_value=500, default=100, help_text="How many of the latest rounds (10 to 500).")
 
 
 class _SidesCountSerializer(serializers.Serializer):

@@ -88,7 +88,15 @@ def server_env(**extra: str) -> dict[str, str]:
 
 @contextlib.contextmanager
 def studio_server(*, log_dir: Path, name: str, channels_prefix: str | None = None, **env_extra: str):
-    """uvicorn serving the studio on the test database, tasks eager; yields its base URL. It signs
+    """uvicorn serving the studio on the test database, tasks eager; yields its base URL (see studio_process)."""
+    with studio_process(log_dir=log_dir, name=name, channels_prefix=channels_prefix, **env_extra) as (url, _proc):
+        yield url
+
+
+@contextlib.contextmanager
+def studio_process(*, log_dir: Path, name: str, channels_prefix: str | None = None, **env_extra: str):
+    """uvicorn serving the studio on the test database, tasks eager; yields its base URL and its
+    process (one web process: what it holds is what /proc/<pid> says). It signs
     with the tests' SECRET_KEY, so a session made in the test process is valid there.
     The listening socket is made here, on a port the system picks, and handed to the web process
     (web/server.py, `--fd`): it listens before the server starts, so no other process (another
@@ -123,7 +131,7 @@ def studio_server(*, log_dir: Path, name: str, channels_prefix: str | None = Non
                 if proc.poll() is not None or time.monotonic() > deadline:
                     pytest.fail("the test server did not start:\n" + log_path.read_text()[-3000:])
                 time.sleep(0.1)
-            yield url
+            yield url, proc
         finally:
             stop(proc)
 

@@ -20,11 +20,16 @@ import sys
 
 import uvicorn
 
+from studio.limits import MAX_BODY
+
 APP = "web.asgi:application"
 BACKLOG = 2048  # uvicorn's default
 
 # The flags every web process runs with (the access log is studio.access's, without query strings).
-OPTIONS = dict(ws="websockets-sansio", ws_per_message_deflate=False, access_log=False, lifespan="off", log_level="warning")
+# A WebSocket message is bounded as a request body is (studio.limits): a watcher only sends pings of
+# some twenty bytes, and uvicorn's default would buffer 16 MiB of each connection's message.
+OPTIONS = dict(ws="websockets-sansio", ws_per_message_deflate=False, ws_max_size=MAX_BODY, access_log=False, lifespan="off",
+               log_level="warning")
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

@@ -11,6 +11,7 @@ from accounts.models import OperatorLaunch, OperatorPlayer, Token
 from accounts.operators import operator_set
 from accounts.services import user_update
 from bets.models import Account
+from studio import signing
 from tests.bets.seamless_world import SECRET, launch_body, signed_launch
 from tests.conftest import client_for
 
@@ -119,6 +120,34 @@ def test_a_bad_field_or_a_currency_the_table_does_not_play_is_400(casino, chips_
 def test_a_body_that_is_not_json_is_400(casino):
     response = signed_launch(client_for(None), b"not json")
     assert response.status_code == 400
+
+
+@pytest.mark.parametrize("depth", [1_000, 30_000])
+def test_a_signed_body_nested_too_deep_is_400_with_nothing_created(casino, chips_table, depth):
+    before = counts()
+    raw = b'{"player_id": ' + b"[" * depth + b"]" * depth + b"}"
+    response = signed_launch(client_for(None), raw)
+    assert response.status_code == 400 and response.json()["code"] == "invalid", response.content
+    assert counts() == before
+
+
+@pytest.mark.parametrize("field", ["player_id", "display_name"])
+@pytest.mark.parametrize("value", ["p-1\n", "p\n-1", "p-1\r", "p\t1", "p-1\x00", "p\x1b1", "p-1\u2028"], ids=repr)
+def test_control_characters_in_a_player_id_or_name_are_400_with_nothing_created(casino, chips_table, field, value):
+    before = counts()
+    response = signed_launch(client_for(None), launch_body("p-1", chips_table, **{field: value}))
+    assert response.status_code == 400 and list(response.json()["fields"]) == [field], response.content
+    assert counts() == before
+
+
+@pytest.mark.parametrize("content_type", ["application/x-www-form-urlencoded", "text/plain", ""])
+def test_a_signed_body_that_is_not_sent_as_json_is_415_with_nothing_created(casino, chips_table, content_type):
+    before = counts()
+    raw = json.dumps(launch_body("p-1", chips_table)).encode()
+    headers = {"HTTP_X_OPERATOR": "acme", "HTTP_X_SIGNATURE": signing.sign(SECRET, raw)}
+    response = client_for(None).generic("POST", "/api/operator/sessions/", raw, content_type=content_type, **headers)
+    assert response.status_code == 415 and response.json()["code"] == "unsupported_media_type", response.content
+    assert counts() == before
 
 
 def test_supervisors_see_operators_without_their_secret(casino, supervisor_api, alice_api):

@@ -8,11 +8,14 @@ import os
 from decimal import Decimal
 
 import pytest
+from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
+from django.test import RequestFactory
 
 from bets.models import Bet
-from studio.money import AMOUNT_EXPECTED, AmountFormField, parse_amount
+from studio.money import AMOUNT_EXPECTED, AmountFormField, parse_amount, parse_decimal, parse_whole
+from tables.admin import TableAdmin
 from tables.models import Table
 from tables.services import round_open
 from tests.conftest import make_user
@@ -21,7 +24,7 @@ pytestmark = pytest.mark.django_db
 
 D = Decimal
 REFUSED = ["1e1", "1E+1", "+10", "1_0", "١٠", "10.0000000000", "10.000", 10.0, True, False, "10.", ".5", " ", "", "0x10",
-           "NaN", "Infinity", "-10", "10\n", None, [10], {"a": 1}, D("1E+100"), D("NaN"), D("1.005")]
+           "NaN", "Infinity", "-10", "10\n", " 10", "10 ", None, [10], {"a": 1}, D("1E+100"), D("NaN"), D("1.005")]
 ACCEPTED = [("10", D("10")), ("10.5", D("10.5")), ("10.50", D("10.50")), (10, D("10")), ("007", D("7")), (D("2.50"), D("2.50"))]
 
 
@@ -34,6 +37,28 @@ def test_the_amount_parser_refuses_what_is_not_digits_with_two_decimals_or_an_in
 @pytest.mark.parametrize("value,expected", ACCEPTED, ids=repr)
 def test_the_amount_parser_takes_digits_with_two_decimals_and_integers(value, expected):
     assert parse_amount(value) == expected
+
+
+@pytest.mark.parametrize("value", ["١٠", "+10", "-10", " 10", "10 ", "10\n", "10.0", "1e1", "1_0", "0x10", "", "²", 10.0, True,
+                                   None, [10], "9" * 41], ids=repr)
+def test_the_whole_number_parser_refuses_what_is_not_ascii_digits_or_an_integer(value):
+    with pytest.raises(ValueError, match="whole number"):
+        parse_whole(value)
+
+
+@pytest.mark.parametrize("value,expected", [("10", 10), ("007", 7), (10, 10), (-3, -3), ("9" * 20, int("9" * 20))], ids=repr)
+def test_the_whole_number_parser_takes_ascii_digits_and_integers(value, expected):
+    assert parse_whole(value) == expected
+
+
+@pytest.mark.parametrize("value", ["٠.٩", "+0.9", " 0.9", "0.9\n", ".9", "0.9000", "9e-1", 0.9, True], ids=repr)
+def test_the_decimal_parser_refuses_what_the_amount_parser_refuses_with_its_own_places(value):
+    with pytest.raises(ValueError, match="at most 3 decimals"):
+        parse_decimal(value, places=3)
+
+
+def test_the_decimal_parser_takes_its_places():
+    assert [parse_decimal(v, places=3) for v in ["0.9", "0.875", 1, D("0.125")]] == [D("0.9"), D("0.875"), D(1), D("0.125")]
 
 
 @pytest.mark.parametrize("amount", ["1e1", "1E+1", "+10", "1_0", "١٠", "10.0000000000", 10.0, True], ids=repr)
@@ -59,7 +84,7 @@ def test_an_amount_too_large_is_a_field_error_not_an_overflow(alice_api, supervi
 
 def test_the_usual_amounts_still_place_bets(alice_api, dealer, make_table):
     rnd = round_open(table_id=make_table(chip_unit=D("0.5"), min_bet=D("1")).pk, joker="KS", dealer=dealer)
-    for amount, staked in [("10", "10.00"), (10, "10.00"), ("2.50", "2.50"), (" 3 ", "3.00")]:
+    for amount, staked in [("10", "10.00"), (10, "10.00"), ("2.50", "2.50"), ("003", "3.00")]:
         response = alice_api.post(f"/api/rounds/{rnd.pk}/bets/", {"spot": "andar", "amount": amount}, format="json")
         assert response.status_code == 201, response.content
         assert response.json()["amount"] == staked
@@ -86,9 +111,18 @@ def test_a_table_still_takes_its_amounts_as_strings_and_integers(supervisor_api)
 def test_the_admin_amount_field_uses_the_same_parser():
     field = AmountFormField(decimal_places=2)
     assert field.clean("12.50") == D("12.50")
-    for value in ["1e1", "١٠", "+10", "1.005"]:
+    for value in ["1e1", "١٠", "+10", "1.005", " 10", "10\n"]:
         with pytest.raises(Exception, match="ASCII digits"):
             field.clean(value)
+
+
+@pytest.mark.parametrize("value", ["١٠", "+10", " 10", "10 ", "10.0", "1e1"], ids=repr)
+def test_the_admin_table_form_reads_whole_numbers_and_the_commission_by_the_same_parsers(value):
+    form_class = TableAdmin(Table, admin.site).get_form(RequestFactory().get("/"))
+    form = form_class(data={"betting_seconds": value, "shift_minutes": value, "deal_interval_ms": value, "commission": value})
+    assert {"betting_seconds", "shift_minutes", "deal_interval_ms", "commission"} <= set(form.errors), form.errors
+    form = form_class(data={"betting_seconds": "20", "shift_minutes": "30", "deal_interval_ms": "1200", "commission": "0.95"})
+    assert not {"betting_seconds", "shift_minutes", "deal_interval_ms", "commission"} & set(form.errors), form.errors
 
 
 @pytest.mark.parametrize("chips", ["1e3", "+10", "١٠", "10.001", "-5"])

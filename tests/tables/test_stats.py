@@ -79,8 +79,10 @@ def test_a_bad_last_is_a_400_with_the_field_named(make_table, anon_api, last):
     assert "last" in response.json()["fields"]
 
 
-def test_an_empty_last_is_the_default(make_table, anon_api):  # as DRF reads a blank query value
-    assert anon_api.get(f"/api/tables/{make_table().pk}/stats/?last=").status_code == 200
+def test_an_empty_last_is_a_field_error(make_table, anon_api):  # not the default: an empty value is not an absent one
+    response = anon_api.get(f"/api/tables/{make_table().pk}/stats/?last=")
+    assert response.status_code == 400 and list(response.json()["fields"]) == ["last"]
+    assert anon_api.get(f"/api/tables/{make_table().pk}/stats/").status_code == 200  # absent: the default
 
 
 def test_an_unknown_table_is_404(anon_api):

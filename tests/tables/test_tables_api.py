@@ -145,14 +145,14 @@ def test_duplicate_table_name_is_a_400(supervisor_api, table):
     assert "name" in response.json()["fields"]
 
 
-@pytest.mark.parametrize("body, content_type", [
-    ("{not json", "application/json"),
-    ('["a", "list"]', "application/json"),
-    ("name=x&betting_seconds=soon", "application/x-www-form-urlencoded"),
+@pytest.mark.parametrize("body, content_type, status", [
+    ("{not json", "application/json", 400),
+    ('["a", "list"]', "application/json", 400),
+    ("name=x&betting_seconds=soon", "application/x-www-form-urlencoded", 415),  # JSON only
 ])
-def test_malformed_bodies_are_a_400(supervisor_api, body, content_type):
+def test_malformed_bodies_are_refused(supervisor_api, body, content_type, status):
     response = supervisor_api.generic("POST", "/api/tables/", body, content_type=content_type)
-    assert response.status_code == 400, response.content
+    assert response.status_code == status, response.content
     assert set(response.json()) >= {"code", "message", "fields"}
 
 

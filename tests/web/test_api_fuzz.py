@@ -1,17 +1,26 @@
-"""Schemathesis against the live schema: no input is a server error, and every answer is what the
-schema says it is (status code, media type, body).
+"""Schemathesis against the live schema: no input is a server error, every answer is what the
+schema says it is (status code, media type, body), and no input the schema calls invalid is
+accepted (its negative_data_rejection check).
 
 The studio runs under uvicorn on the test database (tests.servers.studio_server: a
 subprocess, which can see it) with a table, an open round, a finished round with an incident, and
 a match in its lobby, and schemathesis's command line fuzzes every operation of /api/schema/ as
 each role would: anonymous, a player, a dealer and a supervisor (tokens from POST
-/api/auth/token/), seeded, at most 20 examples per operation and role (its fuzzing phase, valid
+/api/auth/token/), seeded: its coverage phase (each parameter's and field's boundaries, empty
+values and wrong types), then at most 20 examples per operation and role (its fuzzing phase, valid
 and invalid data both; 6 under CI, every operation all the same), the four roles side by side. Each run's output is kept in
 test-artifacts/api-fuzz/. A second test fuzzes the same schema in-process, through Django's WSGI
 handler (schemathesis's Python API), with every {id} a real object.
+
+The schema documents neither OPTIONS nor HEAD, and each operation's answer in one format: a sweep
+(`_sweep`) asks every path of the schema, as each role and with its {id} a real object, OPTIONS,
+HEAD and GET in every format a view renders (`?format=json`, `?format=csv`), without one and in one
+no view renders, in-process and against the live server: no 5xx, every refusal the error body,
+OPTIONS described in JSON, and HEAD answered as GET is.
 """
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -21,17 +30,20 @@ import schemathesis
 from django.core.handlers.wsgi import WSGIHandler
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
+from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, Phase, given
 from hypothesis import seed as hypothesis_seed
 from hypothesis import settings as hypothesis_settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis.checks import not_a_server_error
 from schemathesis.generation import GenerationMode
-from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance, status_code_conformance
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance, negative_data_rejection, response_schema_conformance, status_code_conformance,
+)
 
 from accounts.tokens import token_issue
 from tests import localhttp
-from tests.conftest import IN_CI, make_user
+from tests.conftest import IN_CI, client_for, make_user
 from tests.servers import studio_server
 
 
@@ -40,7 +52,7 @@ SEED = 20261201
 # process: half as many). CI runs every operation with fewer examples: the same seeds, under a third of the time.
 MAX_EXAMPLES = 6 if IN_CI else 20
 IN_PROCESS_EXAMPLES = 4 if IN_CI else 10
-CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
+CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,negative_data_rejection"
 # Logging out revokes the very token the run fuzzes with (tests/accounts cover it).
 NOT_FUZZED = "/api/auth/logout/"
 ROLES = {"anonymous": None, "player": "player", "dealer": "dealer", "supervisor": "supervisor"}
@@ -93,14 +105,14 @@ def _users() -> tuple[dict, dict]:
 @pytest.mark.long
 @pytest.mark.django_db(transaction=True)
 def test_schemathesis_finds_no_server_error_and_no_schema_violation(request, tmp_path):
-    users, _ = _users()
+    users, ids = _users()
     out = Path(request.config.rootpath) / "test-artifacts" / "api-fuzz"
     out.mkdir(parents=True, exist_ok=True)
     with studio_server(log_dir=out, name="fuzz") as url:
         runs = {}
         for role, persona in ROLES.items():
             command = [sys.executable, "-m", "schemathesis.cli", "run", url + "/api/schema/", "--checks", CHECKS,
-                       "--phases", "examples,fuzzing", "--max-examples", str(MAX_EXAMPLES), "--seed", str(SEED),
+                       "--phases", "examples,coverage,fuzzing", "--max-examples", str(MAX_EXAMPLES), "--seed", str(SEED),
                        "--workers", "1", "--request-timeout", "30", "--warnings", "off", "--no-color", "--generation-database", "none",
                        "--exclude-path", NOT_FUZZED]
             if persona is not None:
@@ -117,10 +129,68 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(request, tmp
             log.close()
             if code != 0:
                 failed[role] = (out / f"{role}.txt").read_text()[-6000:]
+        with localhttp.Client(base_url=url, timeout=30) as client:
+            def live(method, path, headers):
+                response = client.request(method, path, headers=headers)
+                return response.status_code, response.headers.get("content-type", ""), response.content
+
+            for role, persona in ROLES.items():
+                headers = {} if persona is None else {"Authorization": f"Token {_token(url, users[persona].username)}"}
+                if failures := _sweep(live, headers, ids):
+                    failed[f"{role}, OPTIONS/HEAD/formats"] = "\n".join(failures)
     assert not failed, "\n\n".join(f"--- as {role} ---\n{text}" for role, text in failed.items())
 
 
-IN_PROCESS_CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+IN_PROCESS_CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance,
+                     negative_data_rejection]
+# Every renderer's format (the reports' CSV, JSON everywhere), none, and one no view renders (a JSON 404).
+FORMATS = (None, "json", "csv", "xml")
+ERROR_KEYS = {"code", "message", "fields"}
+
+
+def _sweep(call, headers: dict, ids: dict) -> list[str]:
+    """OPTIONS, HEAD and (where the path has one) GET of every path of the schema, its {id} a real
+    object, in each of FORMATS: what went wrong. `call(method, path, headers)` answers (status,
+    content type, body)."""
+    failures = []
+    for path, item in SchemaGenerator().get_schema(request=None, public=True)["paths"].items():
+        if path == NOT_FUZZED:
+            continue
+        real = path.replace("{id}", str(_real_id(path, ids))) if "{id}" in path else path
+        for fmt in FORMATS:
+            url = real + (f"?format={fmt}" if fmt else "")
+            statuses = {}
+            for method in ("OPTIONS", "HEAD", "GET") if "get" in item else ("OPTIONS", "HEAD"):
+                status, content_type, body = call(method, url, headers)
+                statuses[method] = status
+                where = f"{method} {url}: {status} {content_type} {body[:300]!r}"
+                if status >= 500:
+                    failures.append(where)
+                elif (status >= 400 or method == "OPTIONS") and not content_type.startswith("application/json"):
+                    failures.append(f"not JSON: {where}")
+                elif status >= 400 and method != "HEAD" and not ERROR_KEYS <= set(json.loads(body)):
+                    failures.append(f"not the error body: {where}")
+            if "GET" in statuses and statuses["HEAD"] != statuses["GET"]:
+                failures.append(f"HEAD {url} answered {statuses['HEAD']}, GET {statuses['GET']}")
+    return failures
+
+
+@pytest.mark.django_db
+def test_options_head_and_every_format_answer_without_a_server_error():
+    """The sweep in-process (Django's test client): every path, as each role, on real objects."""
+    users, ids = _users()
+    failed = {}
+    for role, persona in ROLES.items():
+        client = client_for(users[persona] if persona else None)
+
+        def in_process(method, path, headers, client=client):
+            response = client.generic(method, path, **{"HTTP_" + k.upper().replace("-", "_"): v for k, v in headers.items()})
+            body = b"".join(response.streaming_content) if response.streaming else response.content
+            return response.status_code, response.get("Content-Type", ""), body
+
+        if failures := _sweep(in_process, {}, ids):
+            failed[role] = failures
+    assert not failed, "\n\n".join(f"--- as {role} ---\n" + "\n".join(fs) for role, fs in failed.items())
 
 
 def _real_id(path: str, ids: dict) -> int:

@@ -1,17 +1,28 @@
 """No input is a server error, and nothing changes on a refusal: bodies nested too deeply, empty
-and odd lists, query parameters that are not what they look like (a superscript digit, a NUL byte),
-ids longer than a BIGINT, paths that name nothing. Each is a 400 (or a JSON 404) with the error
-body {"code", "message", "fields"}."""
-import pytest
+and odd lists, query parameters that are not what they look like (a superscript digit, a NUL byte,
+another script's digits, a sign, a space, an empty value), amounts and whole numbers that are not
+ASCII digits, ids longer than a BIGINT, paths that name nothing, control characters in identifiers.
+Each is a 400 (or a JSON 404) with the error body {"code", "message", "fields"}; a body that is
+not JSON is a 415 and one over the limit a 413, in the same shape; OPTIONS and HEAD answer in
+every format."""
+import json
+from decimal import Decimal
+from urllib.parse import urlencode
 
+import pytest
+from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
+
+from accounts.models import Token
 from bets.models import Bet, LedgerEntry
-from tables.models import Incident, Match, Round, Table
+from studio.limits import MAX_BODY
+from studio.money import AMOUNT_EXPECTED
+from tables.models import DealtCard, Incident, Match, Round, Table
 from tables.services import round_open
 from tests.conftest import client_for
 
 pytestmark = pytest.mark.django_db
 
-DEEP = "[" * 100_000 + "]" * 100_000
+DEEP = "[" * 30_000 + "]" * 30_000  # far deeper than Python's decoder can follow, within the body limit (64 KiB)
 
 
 def error(response, status=400) -> dict:
@@ -26,7 +37,7 @@ def post_raw(client, url, text):
     return client.generic("POST", url, text.encode(), content_type="application/json")
 
 
-def test_a_body_nested_100000_deep_is_a_parse_error_everywhere(anon_api, alice_api, supervisor_api, dealer, table):
+def test_a_body_nested_30000_deep_is_a_parse_error_everywhere(anon_api, alice_api, supervisor_api, dealer, table):
     rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
     for client, url in [(anon_api, "/api/auth/token/"), (alice_api, f"/api/rounds/{rnd.pk}/bets/"),
                         (alice_api, "/api/matches/"), (alice_api, "/api/matches/join/"), (supervisor_api, "/api/tables/"),
@@ -101,10 +112,185 @@ def test_the_export_is_refused_before_it_starts_and_read_whole_when_it_is_not(su
     assert lines[0].startswith("id,table,status") and len(lines) == 4 and text.endswith("\r\n")
 
 
-def test_blank_query_parameters_count_as_absent(supervisor_api, dealer, table):
+REPORT = {"group": "table", "from": "2026-12-01", "to": "2026-12-02"}
+
+
+@pytest.mark.parametrize("url,params,field", [
+    ("/api/rounds/", {"status": ""}, "status"),
+    ("/api/rounds/", {"table": ""}, "table"),
+    ("/api/rounds/", {"q": ""}, "q"),
+    ("/api/rounds/", {"q": " "}, "q"),
+    ("/api/rounds/export.csv", {"status": ""}, "status"),
+    ("/api/incidents/", {"status": ""}, "status"),
+    ("/api/alerts/", {"status": ""}, "status"),
+    ("/api/me/ledger/", {"player": ""}, "player"),
+    ("/api/me/rounds/", {"page_size": ""}, "page_size"),
+    ("/api/me/rounds/", {"page_size": "null"}, "page_size"),
+    ("/api/me/rounds/", {"page_size": "0"}, "page_size"),
+    ("/api/me/rounds/", {"page": ""}, "page"),
+    ("/api/me/rounds/", {"page": "last"}, "page"),
+    ("/api/changes/", {"page_size": "null"}, "page_size"),
+    ("/api/operator/transactions/", {"operator": ""}, "operator"),
+    ("/api/reports/", {**REPORT, "table": ""}, "table"),
+    ("/api/reports/", {**REPORT, "dealer": ""}, "dealer"),
+    ("/api/tables/{table}/stats/", {"last": ""}, "last"),
+])
+def test_an_empty_filter_is_a_field_error_not_an_absent_one(supervisor_api, dealer, table, url, params, field):
     round_open(table_id=table.pk, joker="KS", dealer=dealer)
-    assert len(supervisor_api.get("/api/rounds/", {"q": "", "table": "", "status": ""}).json()) == 1
-    assert supervisor_api.get("/api/incidents/", {"q": " ", "status": ""}).status_code == 200
+    body = error(supervisor_api.get(url.format(table=table.pk), params))
+    assert body["code"] == "invalid" and list(body["fields"]) == [field], body
+
+
+@pytest.mark.parametrize("value", ["١٠٠", "+100", "-100", " 100", "100 ", "100\n", "100.0", "1e2", "٠٠١"], ids=repr)
+@pytest.mark.parametrize("url,name", [
+    ("/api/tables/{table}/stats/", "last"), ("/api/rounds/", "table"), ("/api/rounds/export.csv", "table"),
+    ("/api/me/rounds/", "page_size"), ("/api/me/rounds/", "page"), ("/api/me/ledger/", "page"), ("/api/changes/", "page"),
+    ("/api/operator/transactions/", "round"), ("/api/reports/", "table"), ("/api/reports/", "dealer"),
+])
+def test_a_whole_number_query_parameter_is_ascii_digits_without_sign_or_space(supervisor_api, table, url, name, value):
+    params = {**(REPORT if url == "/api/reports/" else {}), name: value}
+    body = error(supervisor_api.get(url.format(table=table.pk), params))
+    assert body["code"] == "invalid" and list(body["fields"]) == [name], body
+
+
+def test_the_usual_query_parameters_still_answer(supervisor_api, alice_api, dealer, table):
+    round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    for url, params in [(f"/api/tables/{table.pk}/stats/", {"last": "10"}), ("/api/rounds/", {"table": str(table.pk), "status": "betting"}),
+                        ("/api/me/rounds/", {"page_size": "5", "page": "1"}), ("/api/me/ledger/", {"page": "1"}),
+                        ("/api/reports/", {**REPORT, "table": str(table.pk)}), ("/api/incidents/", {"q": "misread"})]:
+        assert supervisor_api.get(url, params).status_code == 200, url
+    assert len(supervisor_api.get("/api/rounds/", {"q": str(table.pk + 10**6)}).json()) == 0
+
+
+@pytest.mark.parametrize("amount", [" 10", "10 ", "10\n", "\t10", "1 0", "10.00 "], ids=repr)
+def test_an_amount_with_space_around_or_in_it_is_refused(alice_api, supervisor_api, dealer, table, amount):
+    rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    body = error(alice_api.post(f"/api/rounds/{rnd.pk}/bets/", {"spot": "andar", "amount": amount}, format="json"))
+    assert body["fields"] == {"amount": [AMOUNT_EXPECTED]}, body
+    match = alice_api.post("/api/matches/", {}, format="json").json()
+    body = error(alice_api.post(f"/api/matches/{match['id']}/bet/", {"bets": [{"spot": "andar", "amount": amount}]}, format="json"))
+    assert body["fields"] == {"bets.0.amount": [AMOUNT_EXPECTED]}, body
+    body = error(supervisor_api.patch(f"/api/tables/{table.pk}/", {"min_bet": amount}, format="json"))
+    assert list(body["fields"]) == ["min_bet"], body
+    assert not Bet.objects.exists() and Table.objects.get(pk=table.pk).min_bet == Decimal("10")
+
+
+ODD_WHOLE = ["١٠", "+10", "-10", " 10", "10 ", "10\n", "10.0", 10.0, "1e1", True, "", None, [10]]
+
+
+@pytest.mark.parametrize("value", ODD_WHOLE, ids=repr)
+def test_a_whole_number_field_is_an_integer_or_ascii_digits(supervisor_api, alice_api, dealer, make_table, value):
+    table = make_table(betting_seconds=15)
+    done = round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    for field in ["betting_seconds", "shift_minutes"]:
+        body = error(supervisor_api.patch(f"/api/tables/{table.pk}/", {field: value}, format="json"))
+        assert list(body["fields"]) == [field], body
+    body = error(alice_api.post("/api/matches/", {"betting_seconds": value}, format="json"))
+    assert list(body["fields"]) == ["betting_seconds"], body
+    body = error(supervisor_api.post(f"/api/rounds/{done.pk}/corrections/replace/", {"position": value, "card": "2H"}, format="json"))
+    assert list(body["fields"]) == ["position"], body
+    table.refresh_from_db()
+    assert (table.betting_seconds, table.shift_minutes) == (15, 30) and not Match.objects.exists()
+
+
+@pytest.mark.parametrize("value", ["٠.٩", "+0.9", " 0.9", "0.9 ", "0.9\n", ".9", "9e-1", 0.9, True], ids=repr)
+def test_a_commission_is_ascii_digits_with_at_most_three_decimals(supervisor_api, table, value):
+    body = error(supervisor_api.patch(f"/api/tables/{table.pk}/", {"commission": value}, format="json"))
+    assert list(body["fields"]) == ["commission"], body
+    assert Table.objects.get(pk=table.pk).commission == Decimal("0.9")
+
+
+def test_whole_numbers_and_a_commission_still_take_integers_and_digits(supervisor_api, alice_api, table):
+    for changes in [{"betting_seconds": 20, "shift_minutes": "45"}, {"betting_seconds": "25", "commission": "0.85"}, {"commission": 1}]:
+        assert supervisor_api.patch(f"/api/tables/{table.pk}/", changes, format="json").status_code == 200, changes
+    table.refresh_from_db()
+    assert (table.betting_seconds, table.shift_minutes, table.commission) == (25, 45, Decimal("1"))
+    assert alice_api.post("/api/matches/", {"betting_seconds": "30"}, format="json").status_code == 201
+
+
+def _bodies(data: dict) -> list[tuple[bytes, str]]:
+    """The same fields as a form, as multipart and as plain text: none of them JSON."""
+    return [(urlencode(data).encode(), "application/x-www-form-urlencoded"), (encode_multipart(BOUNDARY, data), MULTIPART_CONTENT),
+            (json.dumps(data).encode(), "text/plain")]
+
+
+def test_every_write_takes_json_bodies_only(anon_api, alice_api, supervisor_api, alice, dealer, table):
+    rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    dealer_api = client_for(dealer)
+    writes = [(dealer_api, "POST", f"/api/rounds/{rnd.pk}/cards/", {"card": "KH"}),
+              (supervisor_api, "POST", f"/api/rounds/{rnd.pk}/incidents/", {"kind": "misread", "notes": "x"}),
+              (supervisor_api, "PATCH", f"/api/tables/{table.pk}/", {"name": "Renamed", "betting_seconds": "20"}),
+              (supervisor_api, "POST", "/api/tables/", {"name": "New"}),
+              (supervisor_api, "POST", f"/api/tables/{table.pk}/state/", {"state": "closed", "reason": "x"}),
+              (alice_api, "POST", f"/api/rounds/{rnd.pk}/bets/", {"spot": "andar", "amount": "10"}),
+              (alice_api, "POST", "/api/matches/", {"rounds": "10"}),
+              (anon_api, "POST", "/api/auth/token/", {"username": "alice", "password": "pw-alice"})]
+    for client, method, url, data in writes:
+        for body, content_type in _bodies(data):
+            refused = error(client.generic(method, url, body, content_type=content_type), 415)
+            assert refused["code"] == "unsupported_media_type", (url, content_type, refused)
+    table.refresh_from_db()
+    assert (table.name, table.betting_seconds, table.state) == ("Table 1", 15, "open") and Table.objects.count() == 1
+    assert not DealtCard.objects.exists() and not Incident.objects.exists() and not Bet.objects.exists() and not Match.objects.exists()
+    assert Token.objects.filter(user=alice).count() == 1  # alice_api's own: no login went through
+
+
+def test_a_body_over_64_kib_is_a_json_413_before_any_view(anon_api, alice_api, alice, dealer, table):
+    rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    over = json.dumps({"spot": "andar", "amount": "10", "pad": "x" * MAX_BODY}).encode()
+    huge = b"player_id=" + b"x" * 3_000_000  # over Django's own 2.5 MB, which answered an HTML 400
+    for client, url, body, content_type in [(alice_api, f"/api/rounds/{rnd.pk}/bets/", over, "application/json"),
+                                            (client_for(dealer), f"/api/rounds/{rnd.pk}/cards/", over, "application/json"),
+                                            (anon_api, "/api/operator/sessions/", over, "application/json"),
+                                            (anon_api, "/api/operator/sessions/", huge, "application/x-www-form-urlencoded"),
+                                            (anon_api, "/api/auth/token/", huge, "application/x-www-form-urlencoded"),
+                                            (anon_api, "/api/nothing/", over, "application/json")]:
+        refused = error(client.generic("POST", url, body, content_type=content_type), 413)
+        assert refused["code"] == "too_large" and str(MAX_BODY) in refused["message"], (url, refused)
+    assert not Bet.objects.exists() and not DealtCard.objects.exists()
+
+
+def test_the_largest_legitimate_body_is_read(anon_api, alice):
+    """A login with a password at its limit, every character escaped as JSON's surrogate pair: 49 KB."""
+    body = json.dumps({"username": "alice", "password": "\U0001F600" * 4096}).encode()
+    assert 48_000 < len(body) <= MAX_BODY
+    refused = error(anon_api.generic("POST", "/api/auth/token/", body, content_type="application/json"))
+    assert refused["code"] == "bad_credentials"
+
+
+@pytest.mark.parametrize("name", ["alice\n", "ali\nce", "alice\r", "al\tice", "alice\x1b", "alice\u2028", "\x00alice"], ids=repr)
+def test_control_characters_in_a_username_are_refused(anon_api, supervisor_api, alice, name):
+    body = error(anon_api.post("/api/auth/token/", {"username": name, "password": "pw-alice"}, format="json"))
+    assert list(body["fields"]) == ["username"], body
+    body = error(supervisor_api.post("/api/lockouts/clear/", {"username": name}, format="json"))
+    assert list(body["fields"]) == ["username"], body
+    body = error(supervisor_api.get("/api/me/ledger/", {"player": name}))
+    assert list(body["fields"]) == ["player"], body
+    body = error(supervisor_api.get("/api/operator/transactions/", {"operator": name}))
+    assert list(body["fields"]) == ["operator"], body
+    assert Token.objects.filter(user=alice).count() == 0
+
+
+@pytest.mark.parametrize("key", ["k\n1", "k\x01", "k\t1"], ids=repr)
+def test_control_characters_in_an_idempotency_key_are_refused(alice_api, dealer, table, key):
+    rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    body = error(alice_api.post(f"/api/rounds/{rnd.pk}/bets/", {"spot": "andar", "amount": "10"}, format="json", HTTP_IDEMPOTENCY_KEY=key))
+    assert list(body["fields"]) == ["Idempotency-Key"], body
+    assert not Bet.objects.exists()
+
+
+@pytest.mark.parametrize("method", ["OPTIONS", "HEAD", "GET"])
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_the_reports_answer_every_method_in_every_format(supervisor_api, method, fmt):
+    response = supervisor_api.generic(method, "/api/reports/?" + urlencode({**REPORT, "format": fmt}))
+    assert response.status_code == 200, response.content
+    if method == "OPTIONS":  # the view's description: JSON, whatever the format asked
+        assert response["Content-Type"].startswith("application/json") and response.json()["name"] == "Report"
+    else:
+        assert response["Content-Type"].startswith("text/csv" if fmt == "csv" else "application/json")
+    refused = supervisor_api.generic(method, "/api/reports/?format=" + fmt)  # a refusal: JSON too
+    if method != "OPTIONS":
+        assert refused.status_code == 400 and refused["Content-Type"].startswith("application/json")
 
 
 def test_ids_longer_than_a_bigint_and_paths_that_name_nothing_are_json_404s(anon_api, alice_api, dealer, table):

@@ -60,7 +60,8 @@ def test_every_operation_documents_its_refusals_with_the_error_body(schema):
             for response in refusals.values():
                 assert response["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Error"}
             if "requestBody" in operation:
-                assert {"400", "415"} <= set(refusals), (method, path)
+                assert {"400", "413", "415"} <= set(refusals), (method, path)
+                assert list(operation["requestBody"]["content"]) == ["application/json"], (method, path)  # JSON only
             if "{id}" in path:
                 assert "404" in refusals, (method, path)
     assert "401" not in schema["paths"]["/api/auth/token/"]["post"]["responses"]
