@@ -5,10 +5,11 @@ accepted (its negative_data_rejection check).
 The studio runs under uvicorn on the test database (tests.servers.studio_server: a
 subprocess, which can see it) with a table, an open round, a finished round with an incident, and
 a match in its lobby, and schemathesis's command line fuzzes every operation of /api/schema/ as
-each role would: anonymous, a player, a dealer and a supervisor (tokens from POST
-/api/auth/token/), seeded: its coverage phase (each parameter's and field's boundaries, empty
+each role would: anonymous, a player, a dealer, a supervisor (tokens from POST
+/api/auth/token/) and an operator's launched player (a signed launch; the reference operator wallet
+runs as a real process), seeded: its coverage phase (each parameter's and field's boundaries, empty
 values and wrong types), then at most 20 examples per operation and role (its fuzzing phase, valid
-and invalid data both; 6 under CI, every operation all the same), the four roles side by side. Each run's output is kept in
+and invalid data both; 6 under CI, every operation all the same), the five roles side by side. Each run's output is kept in
 test-artifacts/api-fuzz/. A second test fuzzes the same schema in-process, through Django's WSGI
 handler (schemathesis's Python API), with every {id} a real object.
 
@@ -42,7 +43,9 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from accounts.tokens import token_issue
+from tables.models import Table
 from tests import localhttp
+from tests.bets.seamless_world import launch_body, reference_wallet, seamless_operator, signed_launch
 from tests.conftest import IN_CI, client_for, make_user
 from tests.servers import studio_server
 
@@ -56,6 +59,9 @@ CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,re
 # Logging out revokes the very token the run fuzzes with (tests/accounts cover it).
 NOT_FUZZED = "/api/auth/logout/"
 ROLES = {"anonymous": None, "player": "player", "dealer": "dealer", "supervisor": "supervisor"}
+# Against the live server, the operator's player too (in-process, a test's transaction would wrap
+# the operator's wallet calls, which the studio never makes inside one).
+LIVE_ROLES = {**ROLES, "launched": "launched"}
 
 
 def _world(dealer, alice, bob):
@@ -95,6 +101,16 @@ def _token(url: str, name: str) -> str:
     return response.json()["token"]
 
 
+def _launched_token(wallet, ids: dict) -> str:
+    """A player launched by a seamless operator (the reference wallet) at the live table, rich there."""
+    live_table = Table.objects.get(pk=ids["tables"])
+    seamless_operator(wallet, currency=live_table.currency)
+    wallet.players({"fuzz-player": "1000000"})
+    launch = signed_launch(client_for(None), launch_body("fuzz-player", live_table))
+    assert launch.status_code == 201, launch.content
+    return launch.json()["token"]
+
+
 def _users() -> tuple[dict, dict]:
     """The personas, and the ids of the world's objects by the path that names them."""
     users = {"dealer": make_user("dealer", "dealer"), "supervisor": make_user("supervisor", "supervisor"),
@@ -108,15 +124,17 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(request, tmp
     users, ids = _users()
     out = Path(request.config.rootpath) / "test-artifacts" / "api-fuzz"
     out.mkdir(parents=True, exist_ok=True)
-    with studio_server(log_dir=out, name="fuzz") as url:
+    with reference_wallet(log_dir=out) as wallet, studio_server(log_dir=out, name="fuzz") as url:
+        tokens = {persona: _token(url, users[persona].username) for persona in ROLES.values() if persona}
+        tokens["launched"] = _launched_token(wallet, ids)
         runs = {}
-        for role, persona in ROLES.items():
+        for role, persona in LIVE_ROLES.items():
             command = [sys.executable, "-m", "schemathesis.cli", "run", url + "/api/schema/", "--checks", CHECKS,
                        "--phases", "examples,coverage,fuzzing", "--max-examples", str(MAX_EXAMPLES), "--seed", str(SEED),
                        "--workers", "1", "--request-timeout", "30", "--warnings", "off", "--no-color", "--generation-database", "none",
                        "--exclude-path", NOT_FUZZED]
             if persona is not None:
-                command += ["--header", f"Authorization: Token {_token(url, users[persona].username)}"]
+                command += ["--header", f"Authorization: Token {tokens[persona]}"]
             log = open(out / f"{role}.txt", "w")
             runs[role] = (subprocess.Popen(command, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL), log)
         failed = {}
@@ -134,8 +152,8 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(request, tmp
                 response = client.request(method, path, headers=headers)
                 return response.status_code, response.headers.get("content-type", ""), response.content
 
-            for role, persona in ROLES.items():
-                headers = {} if persona is None else {"Authorization": f"Token {_token(url, users[persona].username)}"}
+            for role, persona in LIVE_ROLES.items():
+                headers = {} if persona is None else {"Authorization": f"Token {tokens[persona]}"}
                 if failures := _sweep(live, headers, ids):
                     failed[f"{role}, OPTIONS/HEAD/formats"] = "\n".join(failures)
     assert not failed, "\n\n".join(f"--- as {role} ---\n{text}" for role, text in failed.items())
