@@ -24,9 +24,9 @@ from tables.serializers import money_field
 from . import seamless, services
 from .auth import BetTokenAuthentication
 from .history import my_rounds, my_rounds_detail
-from .ledger import DEFAULT_CURRENCY, wallet_balances
+from .ledger import DEFAULT_CURRENCY
 from .models import Bet, LedgerEntry, WalletTransaction
-from .selectors import operators_overview, round_bets, wallet_transactions
+from .selectors import my_wallets, operators_overview, round_bets, wallet_transactions
 from .serializers import (
     BetInputSerializer, BetSerializer, CancelledSerializer, LedgerEntrySerializer, MeSerializer, MyRoundSerializer, OperatorLaunchedSerializer,
     OperatorLaunchSerializer, OperatorSerializer, PlacedBetSerializer, RoundBetsSerializer, WalletTransactionSerializer,
@@ -45,14 +45,14 @@ class MeView(APIView):
 
     @extend_schema(responses=MeSerializer)
     def get(self, request):
-        at_operator = seamless.operator_balance(player=request.user)  # a seamless player: the operator's balance
-        if at_operator is not None:
-            balance, currency = at_operator
-            balances = {currency: balance}
-        else:
-            balances = wallet_balances(user=request.user)
-            currency = DEFAULT_CURRENCY
-            balance = balances.get(currency, Decimal("0.00"))
+        balances, seamless_player = my_wallets(user=request.user)
+        currency = DEFAULT_CURRENCY
+        if seamless_player:  # the operator's balance, asked of its wallet
+            at_operator = seamless.operator_balance(player=request.user)
+            if at_operator is not None:
+                balance, currency = at_operator
+                balances = {currency: balance}
+        balance = balances.get(currency, Decimal("0.00"))
         return Response(MeSerializer({"username": request.user.username, "roles": sorted(roles_of(request.user)),
                                       "balance": balance, "currency": currency,
                                       "balances": [{"currency": c, "balance": b} for c, b in balances.items()]}).data)

@@ -53,12 +53,6 @@ def mint_account(currency: str = DEFAULT_CURRENCY) -> Account:
     return account
 
 
-def wallet_balances(*, user) -> dict[str, Decimal]:
-    """The balance of each of the player's wallets, by currency (sorted); a read: no wallet is made."""
-    return dict(Account.objects.filter(kind=Account.Kind.PLAYER, user_id=user.pk).order_by("currency")
-                .values_list("currency", "balance"))
-
-
 def wallet_get(*, user, currency: str = DEFAULT_CURRENCY, lock: bool = False) -> Account:
     """The player's wallet in `currency`, created when missing; with `lock`, locked FOR UPDATE."""
     return wallet_and_house(user=user, currency=currency, lock=lock)[0]
