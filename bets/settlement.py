@@ -97,6 +97,19 @@ def reverse_wins(cur, *, round_id: int, house_id: int, version: int, now) -> Non
                   version=version, now=now, memo="round payouts reversed")
 
 
+def bet_figures(rows) -> dict:
+    """Rows of (spot, bets, staked, paid, players), a row per spot and the whole round's with spot
+    None (GROUPING SETS; amounts in hundredths), as the figures `round_settled` hands over:
+    {"players": n, "spots": {spot: (bets, staked, paid)}}."""
+    figures = {"players": 0, "spots": {}}
+    for spot, n, staked, paid, players in rows:
+        if spot is None:
+            figures["players"] = players
+        else:
+            figures["spots"][spot] = (n, staked, paid)
+    return figures
+
+
 def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | None = None) -> None:
     round_id = rnd.pk
     version = version or rnd.settlement_version + 1
@@ -109,13 +122,16 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
     status_sql, payout_sql, case_params = _payout_case(odds, unit)
     with connection.cursor() as cur:
         has_seamless = wallets_lock(cur, round_id=round_id, statuses=(Bet.Status.OPEN,))
-        cur.execute(f"UPDATE {BET} SET status = {status_sql}, payout = {payout_sql}, settled_at = %s "
-                    f"WHERE round_id = %s AND status = 'open'", case_params + [now, round_id])
+        # Every open bet settled, and what they add up to per spot and in players, read from the
+        # UPDATE itself: the round's bets are scanned once (docs/PERFORMANCE.md, settlement).
+        cur.execute(f"WITH u AS (UPDATE {BET} SET status = {status_sql}, payout = {payout_sql}, settled_at = %s "
+                    f"WHERE round_id = %s AND status = 'open' RETURNING spot, amount, payout, player_id) "
+                    f"SELECT spot, COUNT(*), COALESCE(SUM(amount), 0), COALESCE(SUM(payout), 0), COUNT(DISTINCT player_id) "
+                    f"FROM u GROUP BY GROUPING SETS ((spot), ())", case_params + [now, round_id])
+        figures = bet_figures(cur.fetchall())
         round_entries(cur, round_id=round_id, kind=LedgerEntry.Kind.WIN, credit="payout", statuses=(Bet.Status.WON,), house_id=house.pk,
                       version=version, now=now, memo="round payouts")
-        cur.execute(f"SELECT spot, COUNT(*), SUM(amount), SUM(payout) FROM {BET} "
-                    f"WHERE round_id = %s AND status IN ('won', 'lost') GROUP BY spot ORDER BY spot", [round_id])
-        per_spot = cur.fetchall()
+    per_spot = sorted((spot, *values) for spot, values in figures["spots"].items())
     count = sum(row[1] for row in per_spot)
     staked, paid = from_minor(sum(row[2] for row in per_spot)), from_minor(sum(row[3] for row in per_spot))
     # The chained settlement holds what the bets must add up to, in all and per spot, so that a bet or
@@ -138,7 +154,7 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
 
     transaction.on_commit(counted)
     stream.table_event(rnd.table_id, rnd.pk, RoundSettled(winner=rnd.winner, totals=round_totals(rnd), version=version))
-    hooks.round_settled.send(sender=Round, rnd=rnd, seamless=has_seamless)
+    hooks.round_settled.send(sender=Round, rnd=rnd, seamless=has_seamless, figures=figures)
     transaction.on_commit(lambda: notify_players(round_id=round_id))
 
 

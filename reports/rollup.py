@@ -24,6 +24,7 @@ from django.db import connection
 from django.db.models import Max
 
 from bets.models import Account, Bet
+from bets.settlement import bet_figures
 from engine.config import CONFIG_KEYS
 from tables.models import DealtCard, Round
 
@@ -38,22 +39,26 @@ _UPSERT = f" ON CONFLICT ({KEY}) DO UPDATE SET " + ", ".join(f"{c} = {ROLLUP}.{c
 _PLACE = "CAST(%(table)s AS BIGINT), %(hour)s, CAST(%(dealer)s AS BIGINT), CAST(%(shift)s AS BIGINT), %(rules)s"
 _SETTLED = f"{BET} WHERE round_id = %(round)s AND status IN ('won', 'lost')"
 
-# The round as a whole and each spot it was bet on, from the round's settled bets, times `sign`.
-SETTLEMENT = f"""WITH s AS (SELECT spot, COUNT(*) AS n, SUM(amount) AS staked, SUM(payout) AS paid FROM {_SETTLED} GROUP BY spot)
-{_INSERT}SELECT {_PLACE}, d.spot, d.rounds, d.cards, d.card_ms, d.round_ms, 0, 0, d.players, d.n, d.staked, d.paid FROM (
+# The round's settled bets per spot and its players, in one scan: a row per spot, and the whole
+# round's (spot NULL) with the number of players. The settlement reads the same figures from its own
+# UPDATE (bets.settlement) and hands them over; a settlement taken back is read here.
+BET_FIGURES = (f"SELECT spot, COUNT(*), COALESCE(SUM(amount), 0), COALESCE(SUM(payout), 0), COUNT(DISTINCT player_id) "
+               f"FROM {_SETTLED} GROUP BY GROUPING SETS ((spot), ())")
+_SPOTS = "unnest(%(spots)s::text[], %(bets)s::bigint[], %(staked)s::bigint[], %(paid)s::bigint[]) AS s(spot, n, staked, paid)"
+
+# The round as a whole and each spot it was bet on, each figure times the sign.
+SETTLEMENT = f"""{_INSERT}SELECT {_PLACE}, d.spot, d.rounds, d.cards, d.card_ms, d.round_ms, 0, 0, d.players, d.n, d.staked, d.paid FROM (
   SELECT '' AS spot, %(rounds)s AS rounds, %(cards)s AS cards, %(card_ms)s AS card_ms, %(round_ms)s AS round_ms,
-         %(sign)s * (SELECT COUNT(DISTINCT player_id) FROM {_SETTLED}) AS players,
-         %(sign)s * COALESCE(SUM(n), 0) AS n, %(sign)s * COALESCE(SUM(staked), 0) AS staked, %(sign)s * COALESCE(SUM(paid), 0) AS paid
-  FROM s
+         %(players)s AS players, %(round_bets)s AS n, %(round_staked)s AS staked, %(round_paid)s AS paid
   UNION ALL
-  SELECT spot, 0, 0, 0, 0, 0, %(sign)s * n, %(sign)s * staked, %(sign)s * paid FROM s
+  SELECT s.spot, 0, 0, 0, 0, 0, s.n, s.staked, s.paid FROM {_SPOTS}
 ) AS d WHERE 1 = 1 ORDER BY d.spot{_UPSERT}"""
 
 # The same spots, on the round's day.
 DAY = RollupDay._meta.db_table
 DAY_SETTLEMENT = f"""INSERT INTO {DAY} (table_id, day, dealer_id, shift_id, rules, spot, bets, stakes, payouts)
-SELECT CAST(%(table)s AS BIGINT), %(day)s, CAST(%(dealer)s AS BIGINT), CAST(%(shift)s AS BIGINT), %(rules)s, spot,
-       %(sign)s * COUNT(*), %(sign)s * SUM(amount), %(sign)s * SUM(payout) FROM {_SETTLED} GROUP BY spot ORDER BY spot
+SELECT CAST(%(table)s AS BIGINT), %(day)s, CAST(%(dealer)s AS BIGINT), CAST(%(shift)s AS BIGINT), %(rules)s, s.spot,
+       s.n, s.staked, s.paid FROM {_SPOTS} ORDER BY s.spot
 ON CONFLICT (table_id, day, COALESCE(dealer_id, 0), COALESCE(shift_id, 0), rules, spot) DO UPDATE SET
   bets = {DAY}.bets + excluded.bets, stakes = {DAY}.stakes + excluded.stakes, payouts = {DAY}.payouts + excluded.payouts"""
 
@@ -113,16 +118,23 @@ def round_figures(rnd: Round) -> dict:
     return {"rounds": 1, "cards": rnd.cards_dealt, "card_ms": _ms(rnd.closed_at, last_card), "round_ms": _ms(rnd.opened_at, rnd.finished_at)}
 
 
-def rollup_settlement(*, rnd: Round, sign: int) -> None:
+def rollup_settlement(*, rnd: Round, sign: int, figures: dict | None = None) -> None:
     """Add (sign 1) or take back (sign -1) the round's settlement: two statements (the hour's rows,
-    the day's spots)."""
+    the day's spots), from `figures` of its bets (bets.settlement.bet_figures) or, without them, one more reading them."""
     if sign not in (1, -1):
         raise ValueError(f"a settlement is added (1) or taken back (-1), not {sign!r}")
-    figures = {k: sign * v for k, v in round_figures(rnd).items()}
+    if figures is None:
+        with connection.cursor() as cur:
+            cur.execute(BET_FIGURES, {"round": rnd.pk})
+            figures = bet_figures(cur.fetchall())
+    spots = sorted(figures["spots"].items())
+    columns = list(zip(*(values for _, values in spots))) or [(), (), ()]
+    bets = {"spots": [spot for spot, _ in spots], **{k: [sign * v for v in column] for k, column in zip(("bets", "staked", "paid"), columns)},
+            "players": sign * figures["players"], **{f"round_{k}": sign * sum(column) for k, column in zip(("bets", "staked", "paid"), columns)}}
     place = _place(rnd)
     with connection.cursor() as cur:
-        cur.execute(SETTLEMENT, {**place, **figures, "sign": sign})
-        cur.execute(DAY_SETTLEMENT, {**place, "sign": sign})
+        cur.execute(SETTLEMENT, {**place, **{k: sign * v for k, v in round_figures(rnd).items()}, **bets})
+        cur.execute(DAY_SETTLEMENT, {**place, **bets})
 
 
 def rebuild_days() -> int:
@@ -154,9 +166,10 @@ def rollup_operators(*, rnd: Round, sign: int) -> None:
                                           "round": rnd.pk, "sign": sign})
 
 
-def on_round_settled(sender, *, rnd: Round, seamless: bool = False, **kwargs) -> None:
-    """tables.hooks.round_settled: a settlement or a re-settlement wrote the bets' results."""
-    rollup_settlement(rnd=rnd, sign=1)
+def on_round_settled(sender, *, rnd: Round, seamless: bool = False, figures: dict | None = None, **kwargs) -> None:
+    """tables.hooks.round_settled: a settlement or a re-settlement wrote the bets' results (and
+    read their figures on the way)."""
+    rollup_settlement(rnd=rnd, sign=1, figures=figures)
     if seamless:
         rollup_operators(rnd=rnd, sign=1)
 

@@ -9,7 +9,8 @@ the sender's transaction: a reaction is part of the change and rolls back with i
 for the commit (a task, a broadcast) the receiver puts after commit itself (studio.scheduling,
 tables.stream). Each is sent with `sender=Round` and `rnd=`, the round as the sender just wrote it
 (`round_settled` and `round_unsettling` also with `seamless`: whether a seamless operator's player bet in
-it; `card_refused`: as it is, with the refusal's `code`, once the refused deal has rolled back; its
+it; `round_settled` also with `figures`, what the settled bets add up to, as the settlement read them
+(bets.settlement.bet_figures); `card_refused`: as it is, with the refusal's `code`, once the refused deal has rolled back; its
 receiver writes in the caller's transaction, if any, or its own).
 
     hook            sent by                                        connected by: the reaction
