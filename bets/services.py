@@ -1,5 +1,5 @@
 """Placing, taking back and repeating bets. Lock order everywhere: round, then wallets by id
-(bets.placing.bet_context takes a bet's locks).
+(bets.placing.bet_locks takes a bet's locks).
 
 A placing is one pass down: the player's kind of wallet (bets.wallets: the studio's ledger, or a
 seamless operator's), what that wallet takes before the write (nothing for the studio's; the

@@ -359,6 +359,8 @@ def test_a_bet_is_its_debit_then_one_locked_read_and_one_write_through_the_ledge
         ("bet", D("-100")), ("bet", D("100")), ("op_debit", D("-100")), ("op_debit", D("100"))]
     assert Account.objects.get(user=p["ann"][1], kind="player").balance == 0
     assert T.objects.get(kind="debit").bet_id == bet_row.pk and wallet.balance(p["ann"][2]) == D("900")
+    op_account = operator_account(operator_id=operator.pk, currency="INR")
+    assert LedgerEntry.objects.filter(account=op_account).aggregate(s=Sum("amount"))["s"] == D("-100")
     assert LedgerEntry.objects.aggregate(s=Sum("amount"))["s"] == 0
 
 
