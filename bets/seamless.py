@@ -109,16 +109,24 @@ def operator_launch(*, operator_code: str | None, signature: str | None, body: b
 # --- placing bets: the operator's wallet as a kind of wallet (bets.wallets) ------------------------------
 
 _OPERATOR_FIELDS = ["id", "code", "wallet", "wallet_url", "secret", "currency", "active"]
-_LINK = (f"SELECT {sql.columns(Operator, _OPERATOR_FIELDS, alias='o')}, l.id, l.player_id, "
-         f"(SELECT a.id FROM {Account._meta.db_table} a WHERE a.kind = 'operator' AND a.operator_id = o.id AND a.currency = o.currency) "
-         f"FROM {OperatorPlayer._meta.db_table} l JOIN {Operator._meta.db_table} o ON o.id = l.operator_id WHERE l.user_id = %s")
+_ACCOUNT = Account._meta.db_table
+# The operator of the player's wallet in the round's currency, with the player's link to it and the
+# operator's account in its currency; no row for a wallet of the studio's own (or none yet).
+# Parameters: the player's id, then the round's.
+_WALLET_OPERATOR = (
+    f"SELECT {sql.columns(Operator, _OPERATOR_FIELDS, alias='o')}, l.id, l.player_id, "
+    f"(SELECT x.id FROM {_ACCOUNT} x WHERE x.kind = 'operator' AND x.operator_id = o.id AND x.currency = o.currency) "
+    f"FROM {Round._meta.db_table} r JOIN {_ACCOUNT} a ON a.kind = 'player' AND a.user_id = %s AND a.currency = r.settings->>'currency' "
+    f"JOIN {Operator._meta.db_table} o ON o.id = a.operator_id "
+    f"JOIN {OperatorPlayer._meta.db_table} l ON l.user_id = a.user_id AND l.operator_id = o.id WHERE r.id = %s")
 
 
-def seamless_wallet_for(player) -> SeamlessWallet | None:
-    """The player's operator's wallet, when an operator with a seamless wallet launched them (None
-    otherwise): their link with its operator and the operator's account in its currency, one statement."""
-    row = sql.fetch_one(_LINK, [player.pk])
-    if row is None or row[2] != Operator.Wallet.SEAMLESS:
+def seamless_wallet_for(*, player, round_id: int) -> SeamlessWallet | None:
+    """The operator's wallet, when the player's wallet in the round's currency is an operator's (a
+    seamless player at a table in their operator's currency); None for a wallet of the studio's own
+    (a match's chips, another currency). One statement."""
+    row = sql.fetch_one(_WALLET_OPERATOR, [player.pk, round_id])
+    if row is None:
         return None
     n = len(_OPERATOR_FIELDS)
     operator = sql.instance(Operator, _OPERATOR_FIELDS, row[:n])
@@ -148,9 +156,8 @@ class SeamlessWallet:
         if not operator.active:
             raise NotAllowed("This player's operator is not active.", code="operator_inactive")
         context = bet_context(round_id=round_id, player=player, lock=False)
-        if context is None or context.operator_id != operator.pk:
-            raise InvalidInput(f"This table does not play your operator's currency ({operator.currency}).", code="currency_not_played",
-                               fields={"non_field_errors": [f"Your money is in {operator.currency}."]})
+        if operator.wallet != Operator.Wallet.SEAMLESS or context is None or context.operator_id != operator.pk:
+            raise WrongMoment("This wallet is not a seamless operator's.", code="not_seamless")
         stakes = bets_check(context, wanted)
         debits = []
         try:

@@ -37,7 +37,7 @@ def bet_place(*, round_id: int, player, spot: str, amount, idempotency_key: str 
         if replayed is not None:
             return replayed, False
         try:
-            return _bets_place(wallet_for(player), round_id=round_id, player=player, wanted=[wanted])[0], True
+            return _bets_place(wallet_for(player=player, round_id=round_id), round_id=round_id, player=player, wanted=[wanted])[0], True
         except IntegrityError:
             replayed = _replay(wanted)  # the same key raced itself: the other request won
             if replayed is None:
@@ -127,7 +127,7 @@ def bet_repeat(*, round_id: int, player) -> list[Bet]:
         raise WrongMoment("You have no previous bets at this table to repeat.", code="nothing_to_repeat")
     wanted = [Wanted(round_id, player, spot, amount) for spot, amount in
               Bet.objects.filter(player=player, round_id=previous).exclude(status=Bet.Status.CANCELLED).order_by("id").values_list("spot", "amount")]
-    wallet = wallet_for(player)
+    wallet = wallet_for(player=player, round_id=round_id)
     try:
         return _bets_place(wallet, round_id=round_id, player=player, wanted=wanted)
     except (InvalidInput, WrongMoment) as exc:

@@ -1,4 +1,5 @@
-"""Where a player's money is: a kind of wallet, chosen once per placing (`wallet_for`).
+"""Where a player's money is: a kind of wallet, chosen once per placing (`wallet_for`) by the
+player's wallet in the round's currency.
 
 - The studio's own wallet (`LedgerWallet`): the money is in the studio's ledger. Nothing is taken
   before the write: the stake's debit is part of the bet's one statement (bets.ledger.bet_stake),
@@ -53,7 +54,8 @@ class LedgerWallet:
 LEDGER_WALLET = LedgerWallet()
 
 
-def wallet_for(player) -> Wallet:
-    """The player's kind of wallet: their operator's, when an operator with a seamless wallet launched
-    them; the studio's otherwise."""
-    return seamless_wallet_for(player) or LEDGER_WALLET
+def wallet_for(*, player, round_id: int) -> Wallet:
+    """The kind of the player's wallet in the round's currency: their operator's, for a seamless
+    operator's player at a table in the operator's currency; the studio's otherwise (a match's
+    chips included)."""
+    return seamless_wallet_for(player=player, round_id=round_id) or LEDGER_WALLET

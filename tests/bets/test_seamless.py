@@ -364,15 +364,21 @@ def test_a_bet_is_its_debit_then_one_locked_read_and_one_write_through_the_ledge
     assert LedgerEntry.objects.aggregate(s=Sum("amount"))["s"] == 0
 
 
-def test_a_bet_at_a_table_of_another_currency_is_refused_before_any_debit(world, wallet, make_table):
-    """A seamless player's money is in their operator's currency: at a table playing another, the
-    bet is refused (400) with nothing asked of the operator."""
+def test_at_a_table_of_another_currency_the_player_bets_from_the_studios_wallet(world, wallet, make_table):
+    """The kind of wallet is the player's wallet's in the round's currency: an operator's player at a
+    table playing another currency (a match's chips are one) bets from the studio's wallet in it,
+    with nothing asked of the operator."""
+    from bets.ledger import chips_issue
+
     _, _, dealer = world
     p = players(world, wallet, ["ann"])
     chips = round_open(table_id=make_table(currency="CHIPS").pk, joker="KS", dealer=dealer)
     refused = bet(p["ann"][0], chips.pk, "andar", 100)
-    assert (refused.status_code, refused.json()["code"]) == (400, "currency_not_played"), refused.content
-    assert not T.objects.exists() and not Bet.objects.exists() and wallet.balance(p["ann"][2]) == D("1000")
+    assert (refused.status_code, refused.json()["code"]) == (400, "insufficient_funds"), refused.content
+    chips_issue(user=p["ann"][1], amount=D("150"))
+    placed = bet(p["ann"][0], chips.pk, "andar", 100)
+    assert placed.status_code == 201 and D(placed.json()["balance"]) == D("50"), placed.content
+    assert not T.objects.exists() and wallet.balance(p["ann"][2]) == D("1000")
 
 
 def test_an_inactive_operators_players_cannot_bet(world, wallet):
