@@ -6,7 +6,6 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
-from rest_framework.authentication import SessionAuthentication
 from django.urls import reverse
 from rest_framework.permissions import SAFE_METHODS, AllowAny, IsAuthenticated
 from rest_framework.response import Response
@@ -19,10 +18,8 @@ from studio.parsers import CommonCaseNegotiation, JSONParser, query_data, requir
 from studio.roles import SUPERVISOR, IsPlayer, IsSupervisor, has_role, roles_of
 from studio.validators import has_control_characters
 from tables.access import round_or_404
-from tables.serializers import money_field
 
 from . import seamless, services
-from .auth import BetTokenAuthentication
 from .history import my_rounds, my_rounds_detail
 from .ledger import DEFAULT_CURRENCY
 from .models import Bet, LedgerEntry, WalletTransaction
@@ -108,28 +105,15 @@ class LedgerView(generics.ListAPIView):
         return LedgerEntry.objects.filter(account__user=user, account__kind="player").order_by("-id")
 
 
-_MONEY, _WHEN = money_field(), serializers.DateTimeField()
-
-
-def placed_body(bet: Bet, balance) -> dict:
-    """PlacedBetSerializer(bet).data, written out: on every bet's path, and setting up a DRF serializer
-    (a deep copy of its fields) costs more CPU than the rest of the response (a test keeps them equal)."""
-    return {"id": bet.pk, "round": bet.round_id, "player": bet.player.username, "spot": bet.spot,
-            "amount": _MONEY.to_representation(bet.amount), "status": bet.status, "payout": _MONEY.to_representation(bet.payout),
-            "created_at": _WHEN.to_representation(bet.created_at), "balance": _MONEY.to_representation(balance)}
-
-
 class RoundBetsView(APIView):
     """POST (player): place a bet. GET: your bets in the round; supervisors see everyone's.
 
-    A bet is the studio's most frequent request, so this view is lean: JSON bodies only (the studio's
-    JSON parser), the renderers of the settings (JSON; the browsable API with DEBUG) chosen at once
-    for the common Accept headers, and the token read with the bet's context in one statement
-    (bets.auth), so that a bet is that read and the service's guarded write."""
+    A bet is the studio's most frequent request: JSON bodies only (the studio's JSON parser), and the
+    renderers of the settings (JSON; the browsable API with DEBUG) chosen at once for the common
+    Accept headers."""
 
     parser_classes = [JSONParser]
     content_negotiation_class = CommonCaseNegotiation
-    authentication_classes = [BetTokenAuthentication, SessionAuthentication]
 
     def get_permissions(self):
         return [IsAuthenticated()] if self.request.method in SAFE_METHODS else [IsAuthenticated(), IsPlayer()]  # HEAD as GET
@@ -152,9 +136,8 @@ class RoundBetsView(APIView):
             raise InvalidInput("Control characters are not allowed in the Idempotency-Key.", code="invalid",
                                fields={"Idempotency-Key": ["Control characters (tab, NUL...) are not allowed here."]})
         bet, created = services.bet_place(round_id=pk, player=request.user, spot=data.validated_data["spot"],
-                                          amount=data.validated_data["amount"], idempotency_key=key,
-                                          seen=getattr(request.auth, "bet_context", None))
-        return Response(placed_body(bet, bet.balance), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+                                          amount=data.validated_data["amount"], idempotency_key=key)
+        return Response(PlacedBetSerializer(bet).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class RoundBetsRepeatView(APIView):
@@ -164,7 +147,7 @@ class RoundBetsRepeatView(APIView):
     def post(self, request, pk):
         round_or_404(round_id=pk, user=request.user)
         bets = services.bet_repeat(round_id=pk, player=request.user)
-        return Response([placed_body(b, b.balance) for b in bets], status=status.HTTP_201_CREATED)
+        return Response(PlacedBetSerializer(bets, many=True).data, status=status.HTTP_201_CREATED)
 
 
 class BetDetailView(APIView):

@@ -7,12 +7,9 @@ keep no materialised balance: theirs is the sum of their entries (see `account_b
 
 Three kinds of writers:
 - `post`: one movement between a wallet and the house or the mint (issuing chips, taking a bet back).
-- `bet_stake`: a new bet, its stake's debit and the BET pair, all or nothing, in one statement
-  (data-modifying CTEs): the debit is conditional on the balance, and the bet and its entries are
-  inserted only if the debit happened. With `seen` (a wallet row version read without locks) the
-  statement takes effect only if the round still takes bets (its latest version, under the shared
-  lock closing betting waits for) and the wallet row is still that version; otherwise it writes
-  nothing and returns None.
+- `bet_stake`: a new bet and its stake's entries, all or nothing, in one statement (data-modifying
+  CTEs), the debit of the studio's wallet conditional on its balance; for an operator's seamless
+  player the stake comes from the operator's account instead (their wallet is a pass-through).
 - `round_entries`: set-based, a whole round at once (settlement, reversals, refunds): one entry per
   bet, one balancing entry for the house, and the wallets moved by the same sums, three statements
   whatever the number of bets. The unique keys (ledger_once_per_bet, ledger_once_per_round) make
@@ -29,9 +26,8 @@ from django.utils import timezone
 from studio import sql
 from studio.errors import InvalidInput, require_transaction
 from studio.money import from_minor, to_minor
-from tables.models import Round
 
-from .models import Account, Bet, LedgerEntry, WalletTransaction
+from .models import Account, Bet, LedgerEntry
 
 K = LedgerEntry.Kind
 ACCOUNT = Account._meta.db_table
@@ -129,52 +125,46 @@ def _not_enough(wallet: Account) -> InvalidInput:
 BET_FIELDS = ["id", "round_id", "player_id", "account_id", "spot", "amount", "status", "payout", "idempotency_key",
               "created_at", "settled_at"]
 _BET_COLUMNS = sql.columns(Bet, BET_FIELDS[1:])  # all but the id
-INSERT_BET = f"INSERT INTO {BET} ({_BET_COLUMNS}) VALUES ({', '.join(['%s'] * (len(BET_FIELDS) - 1))}) RETURNING id"
-_STAKE_ENTRY = "%(round)s, 0, '', %(now)s FROM b"  # round_id, version, memo, created_at of both entries
-
-
-def _stake_statement(round_cte: str = "", guard: str = "") -> str:
-    return f"""
-WITH {round_cte}w AS (UPDATE {ACCOUNT} SET balance = balance - %(amount)s WHERE id = %(wallet)s AND balance >= %(amount)s{guard} RETURNING balance),
+# The wallet moved (its debit conditional on the balance), then the bet and its entries inserted only
+# if it moved: data-modifying CTEs, one statement, all or nothing. The entries come as three arrays.
+STAKE = f"""
+WITH w AS (UPDATE {ACCOUNT} SET balance = balance - %(debit)s WHERE id = %(wallet)s AND balance >= %(debit)s RETURNING balance),
 b AS (INSERT INTO {BET} ({_BET_COLUMNS})
       SELECT %(round)s, %(player)s, %(wallet)s, %(spot)s, %(amount)s, 'open', 0, %(key)s, %(now)s, NULL FROM w RETURNING id),
 l AS (INSERT INTO {LEDGER} ({_ENTRY_COLUMNS})
-      SELECT %(wallet)s, -%(amount)s, 'bet', b.id, {_STAKE_ENTRY} UNION ALL SELECT %(house)s, %(amount)s, 'bet', b.id, {_STAKE_ENTRY})
+      SELECT e.account, e.amount, e.kind, b.id, %(round)s, 0, '', %(now)s
+      FROM b, unnest(%(accounts)s::bigint[], %(amounts)s::bigint[], %(kinds)s::text[]) AS e(account, amount, kind))
 SELECT b.id, w.balance FROM b, w"""
 
 
-STAKE = _stake_statement()
-STAKE_IF_UNCHANGED = _stake_statement(
-    round_cte=f"r AS (SELECT 1 FROM {Round._meta.db_table} WHERE id = %(round)s AND status = 'betting' AND closes_at > %(now)s FOR SHARE),\n",
-    guard=" AND xmin::text = %(seen)s AND EXISTS (SELECT 1 FROM r)")
-
-
 def bet_stake(*, round_id: int, player, wallet: Account, house: Account, spot: str, amount: Decimal,
-              idempotency_key: str | None, seen: str | None = None) -> tuple[Bet, Decimal] | None:
-    """Write a checked bet and debit its stake: (the bet, the wallet's new balance). Without `seen`,
-    under the wallet's lock (a debit the wallet cannot cover is refused). With `seen` (in autocommit):
-    None, and nothing written, if the round stopped taking bets or the wallet changed."""
+              idempotency_key: str | None, operator: Account | None = None) -> tuple[Bet, Decimal]:
+    """Write a checked bet: (the bet, the wallet's balance after it), in one statement. From the
+    studio's wallet (`operator` None) the stake goes from the wallet to the house, and a stake the
+    wallet cannot cover is refused with nothing written. From an operator's money (`operator`: that
+    operator's account, the operator having confirmed its debit) the stake goes from the operator's
+    account through the player's wallet to the house: two pairs of entries, the wallet's balance
+    unchanged. The caller holds the round's shared lock and the wallet's lock (bets.placing) and
+    checked the rules."""
+    require_transaction("a bet's stake")
     now = timezone.now()
     minor = to_minor(amount)
+    if operator is None:
+        debit, entries = minor, [(wallet.pk, -minor, K.BET), (house.pk, minor, K.BET)]
+    else:
+        debit, entries = 0, [(wallet.pk, minor, K.OP_DEBIT), (operator.pk, -minor, K.OP_DEBIT),
+                             (wallet.pk, -minor, K.BET), (house.pk, minor, K.BET)]
+    accounts, amounts, kinds = (list(column) for column in zip(*entries))
+    row = sql.fetch_one(STAKE, {"round": round_id, "player": player.pk, "wallet": wallet.pk, "spot": spot, "amount": minor,
+                                "key": idempotency_key, "now": now, "debit": debit, "accounts": accounts, "amounts": amounts,
+                                "kinds": [str(k) for k in kinds]})
+    if row is None:
+        raise _not_enough(wallet)
     values = [round_id, player.pk, wallet.pk, spot, minor, Bet.Status.OPEN.value, 0, idempotency_key,
               connection.ops.adapt_datetimefield_value(now), None]
-    params = {"round": round_id, "player": player.pk, "wallet": wallet.pk, "house": house.pk, "spot": spot, "amount": minor,
-              "key": idempotency_key, "now": now}
-    if seen is None:
-        row = sql.fetch_one(STAKE, params)
-        if row is None:
-            raise _not_enough(wallet)
-    else:
-        row = sql.fetch_one(STAKE_IF_UNCHANGED, params | {"seen": seen})
-        if row is None:
-            return None
-    return _bet(row[0], values, player), from_minor(row[1])
-
-
-def _bet(bet_id: int, values: list, player) -> Bet:
-    bet = sql.instance(Bet, BET_FIELDS, [bet_id, *values])
+    bet = sql.instance(Bet, BET_FIELDS, [row[0], *values])
     bet.player = player
-    return bet
+    return bet, from_minor(row[1])
 
 
 # --- a whole round at once -------------------------------------------------------------------------
@@ -254,32 +244,6 @@ def seamless_wallet(*, user, operator_id: int, currency: str) -> Account:
     return wallet
 
 
-_SEAMLESS_STAKE_ENTRIES = (f"INSERT INTO {LEDGER} ({_ENTRY_COLUMNS}) VALUES "
-                           + ", ".join(["(%s, %s, %s, %s, %s, 0, '', %s)"] * 4))
-
-
-def seamless_stake(*, round_id: int, player, wallet: Account, house: Account, operator: Account, spot: str, amount: Decimal,
-                   idempotency_key: str | None) -> Bet:
-    """A bet whose stake the operator confirmed it debited: the bet, and the stake from the operator's
-    account through the player's wallet to the house (two pairs of entries; the wallet's balance does
-    not change). The caller holds the round's shared lock and the wallet's lock, and checked the rules."""
-    require_transaction("a seamless stake")
-    now = timezone.now()
-    minor = to_minor(amount)
-    values = [round_id, player.pk, wallet.pk, spot, minor, Bet.Status.OPEN.value, 0, idempotency_key,
-              connection.ops.adapt_datetimefield_value(now), None]
-    bet = _bet(sql.fetch_one(INSERT_BET, values)[0], values, player)
-    at = connection.ops.adapt_datetimefield_value(now)
-    with connection.cursor() as cur:
-        # A new row version of the wallet, as every other change to the player's bets makes: an
-        # unlocked bet that read the wallet before this one then writes nothing (seamless_stake_if_unchanged).
-        cur.execute(f"UPDATE {ACCOUNT} SET balance = balance WHERE id = %s", [wallet.pk])
-        cur.execute(_SEAMLESS_STAKE_ENTRIES, [
-            wallet.pk, minor, K.OP_DEBIT, bet.pk, round_id, at, operator.pk, -minor, K.OP_DEBIT, bet.pk, round_id, at,
-            wallet.pk, -minor, K.BET, bet.pk, round_id, at, house.pk, minor, K.BET, bet.pk, round_id, at])
-    return bet
-
-
 def seamless_round_moves(*, round_id: int, kind: str, version: int, moves: list[tuple[int, int, Decimal, int | None]], memo: str) -> None:
     """Moves between seamless wallets and their operators' accounts for a whole round (a settlement's
     credits, a void's or a re-settlement's rollbacks): `moves` are (wallet id, operator account id,
@@ -304,40 +268,3 @@ def seamless_round_moves(*, round_id: int, kind: str, version: int, moves: list[
         for wallet_id, total in sorted(per_wallet.items()):
             if total != 0:
                 cur.execute(f"UPDATE {ACCOUNT} SET balance = balance + %s WHERE id = %s", [to_minor(total), wallet_id])
-
-
-_WTX = WalletTransaction._meta.db_table
-_SEAMLESS_ENTRY = "%(round)s, 0, '', %(now)s FROM b"
-SEAMLESS_STAKE_IF_UNCHANGED = f"""
-WITH r AS (SELECT 1 FROM {Round._meta.db_table} WHERE id = %(round)s AND status = 'betting' AND closes_at > %(now)s FOR SHARE),
-d AS (SELECT id FROM {_WTX} WHERE id = %(debit)s AND status = 'pending' FOR UPDATE),
-w AS (UPDATE {ACCOUNT} SET balance = balance WHERE id = %(wallet)s AND xmin::text = %(seen)s
-      AND EXISTS (SELECT 1 FROM r) AND EXISTS (SELECT 1 FROM d) RETURNING id),
-b AS (INSERT INTO {BET} ({_BET_COLUMNS})
-      SELECT %(round)s, %(player)s, %(wallet)s, %(spot)s, %(amount)s, 'open', 0, %(key)s, %(now)s, NULL FROM w RETURNING id),
-l AS (INSERT INTO {LEDGER} ({_ENTRY_COLUMNS})
-      SELECT %(wallet)s, %(amount)s, 'op_debit', b.id, {_SEAMLESS_ENTRY} UNION ALL SELECT %(operator)s, -%(amount)s, 'op_debit', b.id, {_SEAMLESS_ENTRY}
-      UNION ALL SELECT %(wallet)s, -%(amount)s, 'bet', b.id, {_SEAMLESS_ENTRY} UNION ALL SELECT %(house)s, %(amount)s, 'bet', b.id, {_SEAMLESS_ENTRY}),
-u AS (UPDATE {_WTX} t SET status = 'ok', acknowledged_at = %(now)s, operator_balance = %(balance)s, bet_id = b.id FROM b
-      WHERE t.id = %(debit)s RETURNING t.id)
-SELECT b.id FROM b, u"""
-
-
-def seamless_stake_if_unchanged(*, round_id: int, player, wallet: Account, house: Account, operator_account_id: int, spot: str,
-                                amount: Decimal, idempotency_key: str | None, seen: str, debit_id: int,
-                                operator_balance: Decimal | None) -> Bet | None:
-    """In autocommit: seamless_stake in one statement, with the debit confirmed (pending to
-    ok, its row locked first) and tied to the bet, if the round still takes bets and the wallet row
-    is still the version `seen` when the rules were checked (as bet_stake's guard); otherwise
-    nothing is written and None is returned (the caller takes the locked way)."""
-    now = timezone.now()
-    minor = to_minor(amount)
-    params = {"round": round_id, "player": player.pk, "wallet": wallet.pk, "house": house.pk, "operator": operator_account_id,
-              "spot": spot, "amount": minor, "key": idempotency_key, "now": now, "seen": seen, "debit": debit_id,
-              "balance": to_minor(operator_balance) if operator_balance is not None else None}
-    row = sql.fetch_one(SEAMLESS_STAKE_IF_UNCHANGED, params)
-    if row is None:
-        return None
-    values = [round_id, player.pk, wallet.pk, spot, minor, Bet.Status.OPEN.value, 0, idempotency_key,
-              connection.ops.adapt_datetimefield_value(now), None]
-    return _bet(row[0], values, player)

@@ -2,11 +2,11 @@
 
 - A launch (`operator_launch`): the operator's signed request makes (once per operator and player_id)
   the studio's player, and answers with an API token and a page URL carrying a one-time code.
-- A bet (`bets_place`, for one bet and for a repeat's several): the studio's rules are checked first
-  (as for every bet), then each stake is debited at the operator, with no transaction open and no
-  lock held, then the bets are written, all or none, under the round's shared lock and the wallet's
-  lock with the rules checked again: a bet counts only if its debit was confirmed while the round
-  still took bets. A refusal reaches the player as 409 `operator_refused`; an unknown outcome as 503;
+- A bet (`SeamlessWallet`, the wallet kind bets.services places a seamless player's bets with, one
+  or a repeat's several): the studio's rules are checked first (as for every bet), then each stake
+  is debited at the operator, with no transaction open and no lock held, then bets.services writes
+  the bets, all or none, under the round's shared lock and the wallet's lock with the rules checked
+  again: a bet counts only if its debit was confirmed while the round still took bets. A refusal reaches the player as 409 `operator_refused`; an unknown outcome as 503;
   a debit that is not turned into a bet (unknown, too late, refused by a rule at the write, a
   sibling's failure) is cancelled and rolled back through the outbox.
 - A round's money (called by bets.settlement and bets.refunds in their transaction, only for rounds
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import uuid
-from dataclasses import replace
 from decimal import Decimal
 
 from django.conf import settings
@@ -35,14 +34,12 @@ from studio.bulkhead import operator_share
 from studio.errors import InvalidInput, NotAllowed, OperatorRefused, OutcomeUnknown, WrongMoment, invalid
 from studio.parsers import json_loads
 from studio.validators import has_control_characters
-from tables import stream
-from tables.events import BetPlaced
 from tables.models import Round, Table
 
 from . import ledger, operator_wallet
 from .models import Account, Bet, LedgerEntry, WalletTransaction
 from .outbox import outbox_add
-from .placing import BetContext, bet_context
+from .placing import BetContext, bet_context, bets_check
 
 T = WalletTransaction
 K = LedgerEntry.Kind
@@ -109,81 +106,118 @@ def operator_launch(*, operator_code: str | None, signature: str | None, body: b
     return {"token": token.key, "code": launch.code, "table": table.pk, "language": language}
 
 
-# --- placing bets ----------------------------------------------------------------------------------
+# --- placing bets: the operator's wallet as a kind of wallet (bets.wallets) ------------------------------
 
 _OPERATOR_FIELDS = ["id", "code", "wallet", "wallet_url", "secret", "currency", "active"]
-_LINK = (f"SELECT {sql.columns(Operator, _OPERATOR_FIELDS, alias='o')}, l.id, l.player_id, "
-         f"(SELECT a.id FROM {Account._meta.db_table} a WHERE a.kind = 'operator' AND a.operator_id = o.id AND a.currency = o.currency) "
-         f"FROM {OperatorPlayer._meta.db_table} l JOIN {Operator._meta.db_table} o ON o.id = l.operator_id WHERE l.user_id = %s")
+_ACCOUNT = Account._meta.db_table
+# The operator of the player's wallet in the round's currency, with the player's link to it and the
+# operator's account in its currency; no row for a wallet of the studio's own (or none yet).
+# Parameters: the player's id, then the round's.
+_WALLET_OPERATOR = (
+    f"SELECT {sql.columns(Operator, _OPERATOR_FIELDS, alias='o')}, l.id, l.player_id, "
+    f"(SELECT x.id FROM {_ACCOUNT} x WHERE x.kind = 'operator' AND x.operator_id = o.id AND x.currency = o.currency) "
+    f"FROM {Round._meta.db_table} r JOIN {_ACCOUNT} a ON a.kind = 'player' AND a.user_id = %s AND a.currency = r.settings->>'currency' "
+    f"JOIN {Operator._meta.db_table} o ON o.id = a.operator_id "
+    f"JOIN {OperatorPlayer._meta.db_table} l ON l.user_id = a.user_id AND l.operator_id = o.id WHERE r.id = %s")
 
 
-def _operator_player(player) -> OperatorPlayer:
-    """The player's operator link, with its operator and (`operator_account_id`) the operator's account
-    in its currency: one statement (a bet's path)."""
-    row = sql.fetch_one(_LINK, [player.pk])
-    if row is None or row[2] != Operator.Wallet.SEAMLESS:
-        raise WrongMoment("This wallet is not an operator's.", code="not_seamless")
+def seamless_wallet_for(*, player, round_id: int) -> SeamlessWallet | None:
+    """The operator's wallet, when the player's wallet in the round's currency is an operator's (a
+    seamless player at a table in their operator's currency); None for a wallet of the studio's own
+    (a match's chips, another currency). One statement."""
+    row = sql.fetch_one(_WALLET_OPERATOR, [player.pk, round_id])
+    if row is None:
+        return None
     n = len(_OPERATOR_FIELDS)
     operator = sql.instance(Operator, _OPERATOR_FIELDS, row[:n])
-    link = OperatorPlayer(pk=row[n], operator=operator, player_id=row[n + 1], user_id=player.pk)
-    link.operator_account_id = row[n + 2]
-    if not operator.active:
-        raise NotAllowed("This player's operator is not active.", code="operator_inactive")
-    return link
+    return SeamlessWallet(link=OperatorPlayer(pk=row[n], operator=operator, player_id=row[n + 1], user_id=player.pk),
+                          operator_account_id=row[n + 2])
 
 
 def _ids(rnd: Round) -> dict:
     return {"round_id": str(rnd.pk), "table_id": str(rnd.table_id)}
 
 
-def bets_place(*, player, round_id: int, wanted: list, check, context: BetContext | None = None) -> list[Bet]:
-    """Place `wanted` (bets.services.Wanted, all of one round) for a seamless player, all or none.
-    `check(context, wanted) -> stake` is bets.services' rules. Each bet's `balance` is the operator's
-    balance after its debit."""
-    link = _operator_player(player)
-    operator = link.operator
-    if context is None or context.seen is None:
-        with transaction.atomic():  # a consistent read, its locks released before any call goes out
-            context = bet_context(round_id=round_id, player=player, locked=True)
-    stakes = _check_all(context, wanted, check)
-    debits = []
-    try:
-        with operator_share(operator_id=operator.pk, operator_code=operator.code):  # or 503 at once, nothing debited yet
-            for item, stake in zip(wanted, stakes):
-                if context.round.closes_at is None or context.round.closes_at <= timezone.now():
-                    raise WrongMoment("Betting is closed for this round.", code="betting_closed")  # no debit after the close
-                debit = _debit_open(operator=operator, link=link, rnd=context.round, item=item, stake=stake)
-                debits.append(debit)
-                answer = operator_wallet.call(operator=operator, action="debit", body=debit.body)
-                if answer.outcome == operator_wallet.REFUSED:
-                    T.objects.filter(pk=debit.pk, status=T.Status.PENDING).update(
-                        status=T.Status.REFUSED, acknowledged_at=timezone.now(), last_error=f"{answer.code}: {answer.message}"[:200])
-                    debits.pop()
-                    raise OperatorRefused(answer.code, answer.message)
-                if not answer.ok:
-                    raise OutcomeUnknown("The operator's wallet did not confirm the debit; it is being rolled back. Try again.",
-                                         extra={"reason": answer.message})
-                debit.answer_balance = answer.balance
-        if len(debits) == 1 and context.seen is not None and link.operator_account_id is not None:
-            bet = _write_if_unchanged(player=player, link=link, context=context, item=wanted[0], stake=stakes[0], debit=debits[0])
-            if bet is not None:
-                return [bet]
-        return _write(player=player, link=link, round_id=context.round.pk, wanted=wanted, debits=debits, check=check)
-    except Exception:  # a refusal, an unknown outcome, a database error: no debit stays without its bet
-        for debit in debits:
+class SeamlessWallet:
+    """A seamless player's wallet: their money is at their operator (docs/OPERATORS.md). The receipts
+    are the confirmed debits (WalletTransaction rows, with the operator's answered balance)."""
+
+    studio = False
+
+    def __init__(self, *, link: OperatorPlayer, operator_account_id: int | None):
+        self.link, self.operator = link, link.operator
+        self.operator_account_id = operator_account_id
+
+    def debit(self, *, round_id: int, player, wanted: list) -> list[WalletTransaction]:
+        """The rules checked on a snapshot (nothing is asked of the operator for a bet they refuse),
+        then each stake debited at the operator in the operator's bulkhead, all or none: a refusal is
+        409 `operator_refused`, an unknown outcome 503, and the debits made so far are rolled back."""
+        operator = self.operator
+        if not operator.active:
+            raise NotAllowed("This player's operator is not active.", code="operator_inactive")
+        context = bet_context(round_id=round_id, player=player, lock=False)
+        if operator.wallet != Operator.Wallet.SEAMLESS or context is None or context.operator_id != operator.pk:
+            raise WrongMoment("This wallet is not a seamless operator's.", code="not_seamless")
+        stakes = bets_check(context, wanted)
+        debits = []
+        try:
+            with operator_share(operator_id=operator.pk, operator_code=operator.code):  # or 503 at once, nothing debited yet
+                for item, stake in zip(wanted, stakes):
+                    if context.round.closes_at is None or context.round.closes_at <= timezone.now():
+                        raise WrongMoment("Betting is closed for this round.", code="betting_closed")  # no debit after the close
+                    debit = self._debit_open(rnd=context.round, item=item, stake=stake)
+                    debits.append(debit)
+                    answer = operator_wallet.call(operator=operator, action="debit", body=debit.body)
+                    if answer.outcome == operator_wallet.REFUSED:
+                        T.objects.filter(pk=debit.pk, status=T.Status.PENDING).update(
+                            status=T.Status.REFUSED, acknowledged_at=timezone.now(), last_error=f"{answer.code}: {answer.message}"[:200])
+                        debits.pop()
+                        raise OperatorRefused(answer.code, answer.message)
+                    if not answer.ok:
+                        raise OutcomeUnknown("The operator's wallet did not confirm the debit; it is being rolled back. Try again.",
+                                             extra={"reason": answer.message})
+                    debit.answer_balance = answer.balance
+        except Exception:  # a refusal, an unknown outcome, a database error: no debit stays without its bet
+            self.release(debits)
+            raise
+        return debits
+
+    def stake(self, *, context: BetContext, item, stake: Decimal, receipt: WalletTransaction) -> tuple[Bet, Decimal]:
+        """A confirmed debit become a bet: the stake through the ledger from the operator's account, and
+        the debit marked confirmed and tied to the bet (compare-and-set: unless the sweep rolled it
+        back meanwhile)."""
+        if stake != receipt.amount or context.operator_id != self.operator.pk:  # the same rules on the same wallet: never, unless the code broke
+            raise RuntimeError(f"bet {item.spot}: the stake checked ({stake}) is not the amount debited ({receipt.amount})")
+        if self.operator_account_id is not None and context.wallet.currency == self.operator.currency:
+            operator_account = Account(pk=self.operator_account_id, kind=Account.Kind.OPERATOR, operator_id=self.operator.pk)
+        else:
+            operator_account = ledger.operator_account(operator_id=self.operator.pk, currency=context.wallet.currency)
+        bet, _ = ledger.bet_stake(round_id=context.round.pk, player=item.player, wallet=context.wallet, house=context.house,
+                                  spot=item.spot, amount=stake, idempotency_key=item.idempotency_key, operator=operator_account)
+        if T.objects.filter(pk=receipt.pk, status=T.Status.PENDING).update(status=T.Status.OK, acknowledged_at=timezone.now(), bet=bet,
+                                                                           operator_balance=receipt.answer_balance) != 1:
+            raise OutcomeUnknown("The debit was already rolled back. Try again.")  # swept as abandoned meanwhile (the bet rolls back)
+        return bet, receipt.answer_balance if receipt.answer_balance is not None else Decimal("0.00")
+
+    def release(self, receipts: list[WalletTransaction]) -> None:
+        for debit in receipts:
             debit_cancel(pk=debit.pk)
-        raise
 
-
-def _check_all(context: BetContext, wanted: list, check) -> list[Decimal]:
-    """The rules for each bet, each seeing the ones before it as staked."""
-    stakes = []
-    for item in wanted:
-        stake = check(context, item)
-        stakes.append(stake)
-        main = item.spot if item.spot in ("andar", "bahar") else context.main_side
-        context = replace(context, staked=context.staked + stake, main_side=context.main_side or main)
-    return stakes
+    def _debit_open(self, *, rnd: Round, item, stake: Decimal) -> WalletTransaction:
+        """The debit's row, written (autocommitted) before it is sent: one INSERT."""
+        link, ref = self.link, uuid.uuid4().hex
+        body = {"transaction_id": f"debit-{ref}", "player_id": link.player_id, "currency": rnd.settings["currency"],
+                "amount": f"{stake:.2f}", **_ids(rnd), "bet_id": f"bet-{ref}", "spot": item.spot}
+        now = timezone.now()
+        debit = T(transaction_id=body["transaction_id"], operator=self.operator, player_id=link.user_id, kind=T.Kind.DEBIT,
+                  status=T.Status.PENDING, amount=stake, currency=body["currency"], round_id=rnd.pk, settlement_version=0,
+                  idempotency_key=item.idempotency_key, body=body, attempts=0, next_attempt_at=now, last_error="", created_at=now)
+        values = [field.get_db_prep_save(getattr(debit, name), connection) for name, field in zip(_DEBIT_FIELDS, _debit_fields())]
+        try:
+            debit.pk = sql.fetch_one(_INSERT_DEBIT, values)[0]
+        except IntegrityError:
+            raise WrongMoment("A bet with this Idempotency-Key is still being placed.", code="idempotency_key_in_flight") from None
+        return debit
 
 
 _DEBIT_FIELDS = ["transaction_id", "operator_id", "player_id", "kind", "status", "amount", "currency", "round_id", "settlement_version",
@@ -195,66 +229,6 @@ _INSERT_DEBIT = (f"INSERT INTO {T._meta.db_table} ({sql.columns(T, _DEBIT_FIELDS
 @functools.cache
 def _debit_fields() -> list:
     return [T._meta.get_field(name if not name.endswith("_id") or name == "transaction_id" else name[:-3]) for name in _DEBIT_FIELDS]
-
-
-def _debit_open(*, operator: Operator, link: OperatorPlayer, rnd: Round, item, stake: Decimal) -> WalletTransaction:
-    """The debit's row, written (autocommitted) before it is sent: one INSERT."""
-    ref = uuid.uuid4().hex
-    body = {"transaction_id": f"debit-{ref}", "player_id": link.player_id, "currency": rnd.settings["currency"],
-            "amount": f"{stake:.2f}", **_ids(rnd), "bet_id": f"bet-{ref}", "spot": item.spot}
-    now = timezone.now()
-    debit = T(transaction_id=body["transaction_id"], operator=operator, player_id=link.user_id, kind=T.Kind.DEBIT, status=T.Status.PENDING,
-              amount=stake, currency=body["currency"], round_id=rnd.pk, settlement_version=0, idempotency_key=item.idempotency_key, body=body,
-              attempts=0, next_attempt_at=now, last_error="", created_at=now)
-    values = [field.get_db_prep_save(getattr(debit, name), connection) for name, field in zip(_DEBIT_FIELDS, _debit_fields())]
-    try:
-        debit.pk = sql.fetch_one(_INSERT_DEBIT, values)[0]
-    except IntegrityError:
-        raise WrongMoment("A bet with this Idempotency-Key is still being placed.", code="idempotency_key_in_flight") from None
-    return debit
-
-
-def _write(*, player, link: OperatorPlayer, round_id: int, wanted: list, debits: list, check) -> list[Bet]:
-    """The confirmed debits become bets, all or none, with the rules checked again under the locks."""
-    now = timezone.now()
-    with transaction.atomic():
-        context = bet_context(round_id=round_id, player=player, locked=True)
-        stakes = _check_all(context, wanted, check)
-        if link.operator_account_id is not None and context.wallet.currency == link.operator.currency:
-            operator_account = Account(pk=link.operator_account_id, kind=Account.Kind.OPERATOR, operator_id=link.operator_id)
-        else:
-            operator_account = ledger.operator_account(operator_id=link.operator_id, currency=context.wallet.currency)
-        placed = []
-        for item, stake, debit in zip(wanted, stakes, debits):
-            if stake != debit.amount:  # the same rules on the same amount: never, unless the code broke
-                raise RuntimeError(f"bet {item.spot}: the stake checked ({stake}) is not the amount debited ({debit.amount})")
-            bet = ledger.seamless_stake(round_id=round_id, player=player, wallet=context.wallet, house=context.house, operator=operator_account,
-                                        spot=item.spot, amount=stake, idempotency_key=item.idempotency_key)
-            if T.objects.filter(pk=debit.pk, status=T.Status.PENDING).update(status=T.Status.OK, acknowledged_at=now, bet=bet,
-                                                                             operator_balance=debit.answer_balance) != 1:
-                raise OutcomeUnknown("The debit was already rolled back. Try again.")  # swept as abandoned meanwhile (the bet rolls back)
-            balance = debit.answer_balance if debit.answer_balance is not None else Decimal("0.00")
-            stream.user_event(player.pk, BetPlaced(round=round_id, bet=bet.pk, spot=bet.spot, amount=f"{bet.amount:.2f}", balance=str(balance)))
-            bet.balance = balance
-            placed.append(bet)
-        return placed
-
-
-def _write_if_unchanged(*, player, link: OperatorPlayer, context: BetContext, item, stake: Decimal, debit: WalletTransaction) -> Bet | None:
-    """One bet, in one guarded statement (autocommit), if nothing changed since its rules
-    were checked on the unlocked read: None otherwise (the locked way decides)."""
-    if connection.in_atomic_block:
-        return None
-    bet = ledger.seamless_stake_if_unchanged(round_id=context.round.pk, player=player, wallet=context.wallet, house=context.house,
-                                             operator_account_id=link.operator_account_id, spot=item.spot, amount=stake,
-                                             idempotency_key=item.idempotency_key, seen=context.seen, debit_id=debit.pk,
-                                             operator_balance=debit.answer_balance)
-    if bet is None:
-        return None
-    balance = debit.answer_balance if debit.answer_balance is not None else Decimal("0.00")
-    stream.user_event(player.pk, BetPlaced(round=bet.round_id, bet=bet.pk, spot=bet.spot, amount=f"{bet.amount:.2f}", balance=str(balance)))
-    bet.balance = balance
-    return bet
 
 
 def debit_cancel(*, pk: int) -> bool:

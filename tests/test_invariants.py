@@ -75,8 +75,8 @@ def _wallets():
 # network I/O would be held in it, or given what its callers never pass.
 OUTSIDE = [
     ("a ledger movement", lambda: ledger.post(wallet=_wallets()[0], counter=_wallets()[1], amount=Decimal("1"), kind="issue")),
-    ("a seamless stake", lambda: ledger.seamless_stake(round_id=1, player=None, wallet=None, house=None, operator=None, spot="andar",
-                                                       amount=Decimal("1"), idempotency_key=None)),
+    ("a bet's stake", lambda: ledger.bet_stake(round_id=1, player=None, wallet=None, house=None, spot="andar",
+                                                amount=Decimal("1"), idempotency_key=None)),
     ("a round's seamless moves", lambda: ledger.seamless_round_moves(round_id=1, kind="op_credit", version=1, moves=[], memo="")),
     ("the outbox", lambda: outbox.outbox_add([])),
     ("a transition", lambda: transition(round_id=1, frm="betting", to="dealing", action="betting_closed")),

@@ -110,7 +110,7 @@ def test_the_answers_before_the_service(alice, dealer, make_table):
 
 
 def test_the_bets_token_read_refuses_what_every_api_view_refuses(alice, dealer, make_table):
-    """The bet view reads the token with the bet's context (bets.auth): an expired token, an inactive
+    """The bet view authenticates as every API view (accounts.auth): an expired token, an inactive
     player and a round that does not exist answer as on every other API view."""
     from datetime import timedelta
 

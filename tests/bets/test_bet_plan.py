@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from bets.ledger import wallet_get
 from bets.models import Bet
-from bets.placing import LOCKED_CONTEXT
+from bets.placing import CONTEXT
 from tables.models import Round
 from tables.services import round_open
 
@@ -59,7 +59,7 @@ def test_the_bet_context_reads_only_the_players_bets(dealer, alice, bob, make_ta
                                for _ in range(3000)]
                             + [Bet(round=rnd, player=alice, account=wallets[alice.pk], spot=spot, amount=5, created_at=now)
                                for spot in ("andar", "count_1_5")])
-    nodes = generic_plan(LOCKED_CONTEXT, "bigint, bigint", f"{alice.pk}, {rnd.pk}")
+    nodes = generic_plan(CONTEXT, "bigint, bigint", f"{alice.pk}, {rnd.pk}")
     scans = [n for n in nodes if n.get("Relation Name") == Bet._meta.db_table]
     assert len(scans) == 2, scans  # the stake so far, and the main side
     read = [n["Actual Loops"] * (n["Actual Rows"] + n.get("Rows Removed by Filter", 0) + n.get("Rows Removed by Index Recheck", 0))
@@ -67,12 +67,11 @@ def test_the_bet_context_reads_only_the_players_bets(dealer, alice, bob, make_ta
     assert read == [2, 2], [(n.get("Index Name"), n.get("Index Cond"), n.get("Filter")) for n in scans]
 
 
-def test_the_unlocked_read_finds_the_wallet_by_the_player(dealer, alice, make_table):
-    """The read of a bet on its own must find the wallet by the player, not walk every wallet of the
-    currency (a join order PostgreSQL can choose when the round comes first in the statement)."""
+def test_the_bet_context_finds_the_wallet_by_the_player(dealer, alice, make_table):
+    """The read must find the wallet by the player, not walk every wallet of the currency (a join
+    order PostgreSQL can choose when the round comes first in the statement)."""
     from django.contrib.auth import get_user_model
     from bets.models import Account
-    from bets.placing import _UNLOCKED
 
     User = get_user_model()
     others = User.objects.bulk_create([User(username=f"wallet{i}") for i in range(300)])
@@ -82,7 +81,7 @@ def test_the_unlocked_read_finds_the_wallet_by_the_player(dealer, alice, make_ta
         cur.execute(f"ANALYZE {Account._meta.db_table}, {User._meta.db_table}")
     rnd = round_open(table_id=make_table().pk, joker="KS", dealer=dealer)
     read = 0
-    for n in generic_plan(_UNLOCKED, "bigint, bigint", f"{alice.pk}, {rnd.pk}"):
+    for n in generic_plan(CONTEXT, "bigint, bigint", f"{alice.pk}, {rnd.pk}"):
         if n.get("Relation Name") == Account._meta.db_table:
             read += n["Actual Loops"] * (n["Actual Rows"] + n.get("Rows Removed by Filter", 0))
     assert read <= 3, read  # the wallet and the house, not every wallet of the currency (300 here)

@@ -230,3 +230,44 @@ def test_two_settlements_at_once_pay_once(make_table, dealer):
         assert balance(p) == before[p.pk] + paid
     assert Round.objects.get(pk=rnd.pk).settlement_version == 1
     assert_wallets_match_their_entries()
+
+
+def test_one_players_two_bets_at_once_never_pass_the_tables_limit_together(make_table, dealer, alice, monkeypatch):
+    """Two bets of one player, each within the table's limit but not both: the second waits for the
+    first's wallet lock and then reads the first bet (its context is read after the locks, in a
+    statement of its own), so it is refused. The first is held in its write until the second is
+    seen waiting on a lock."""
+    from bets import wallets
+    from studio.errors import ApplicationError
+
+    rnd = round_open(table_id=make_table(min_bet=10, max_bet=100, betting_seconds=600).pk, joker="KS", dealer=dealer)
+    in_write, go = threading.Event(), threading.Event()
+    write = wallets.bet_stake
+
+    def held(**kwargs):
+        if kwargs["spot"] == "andar":
+            in_write.set()
+            assert go.wait(30)
+        return write(**kwargs)
+
+    monkeypatch.setattr(wallets, "bet_stake", held)
+    make_room(2)
+
+    def place(spot):
+        try:
+            return bet_place(round_id=rnd.pk, player=alice, spot=spot, amount="60")[0]
+        except ApplicationError as refused:
+            return refused
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(place, "andar")
+        assert in_write.wait(30)
+        second = pool.submit(place, "first_andar")
+        _until(lambda: _waiting_on_locks() >= 1)
+        go.set()
+        placed, refused = first.result(60), second.result(60)
+    assert isinstance(placed, Bet) and refused.code == "over_max_bet", (placed, refused)
+    assert list(Bet.objects.filter(round=rnd).values_list("spot", flat=True)) == ["andar"] and balance(alice) == D("940")
+    assert_wallets_match_their_entries()

@@ -335,28 +335,50 @@ def test_a_seeded_random_run_with_faults_ends_with_exact_books(world, wallet):
     assert_books_exact(operator, expected, wallet)
 
 
-def test_a_lone_bet_is_one_guarded_statement_and_a_stale_read_takes_the_locked_way(world, wallet, monkeypatch):
-    from bets import ledger
+def test_a_bet_is_its_debit_then_one_locked_read_and_one_write_through_the_ledger(world, wallet):
+    """The operator's wallet is a kind of wallet behind the same service: the rules on a snapshot, the
+    debit at the operator (no transaction open), then the locked read, the rules again, and the
+    stake in the ledger's one statement: from the operator's account through the player's wallet
+    (unchanged) to the house."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
 
     operator, table, dealer = world
     p = players(world, wallet, ["ann"])
     rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
-    locked = ledger.seamless_stake
-
-    def not_expected(**kwargs):
-        raise AssertionError("the locked way")
-
-    monkeypatch.setattr(ledger, "seamless_stake", not_expected)
-    assert bet(p["ann"][0], rnd.pk, "andar", 100).status_code == 201
-    guarded = ledger.seamless_stake_if_unchanged
-    monkeypatch.setattr(ledger, "seamless_stake", locked)
-    monkeypatch.setattr(ledger, "seamless_stake_if_unchanged", lambda **kw: guarded(**{**kw, "seen": "0"}))  # as if the wallet changed
-    assert bet(p["ann"][0], rnd.pk, "bahar", 50).status_code == 201
-    assert Bet.objects.filter(round=rnd).count() == 2 and T.objects.filter(status="ok", bet__isnull=False).count() == 2
-    assert wallet.balance(p["ann"][2]) == D("850")
+    with CaptureQueriesContext(connection) as queries:
+        placed = bet(p["ann"][0], rnd.pk, "andar", 100)
+    assert placed.status_code == 201, placed.content
+    statements = [q["sql"] for q in queries.captured_queries]
+    locked = [i for i, s in enumerate(statements) if "FOR SHARE OF r FOR UPDATE OF a" in s]
+    stakes = [i for i, s in enumerate(statements) if s.lstrip().startswith("WITH w AS (UPDATE")]
+    debit = [i for i, s in enumerate(statements) if s.startswith("INSERT INTO") and "wallettransaction" in s]
+    assert len(locked) == len(stakes) == len(debit) == 1 and debit[0] < locked[0] < stakes[0], statements
+    bet_row = Bet.objects.get(round=rnd)
+    assert sorted(LedgerEntry.objects.filter(bet=bet_row).values_list("kind", "amount")) == [
+        ("bet", D("-100")), ("bet", D("100")), ("op_debit", D("-100")), ("op_debit", D("100"))]
+    assert Account.objects.get(user=p["ann"][1], kind="player").balance == 0
+    assert T.objects.get(kind="debit").bet_id == bet_row.pk and wallet.balance(p["ann"][2]) == D("900")
     op_account = operator_account(operator_id=operator.pk, currency="INR")
-    assert LedgerEntry.objects.filter(account=op_account).aggregate(s=Sum("amount"))["s"] == D("-150")
+    assert LedgerEntry.objects.filter(account=op_account).aggregate(s=Sum("amount"))["s"] == D("-100")
     assert LedgerEntry.objects.aggregate(s=Sum("amount"))["s"] == 0
+
+
+def test_at_a_table_of_another_currency_the_player_bets_from_the_studios_wallet(world, wallet, make_table):
+    """The kind of wallet is the player's wallet's in the round's currency: an operator's player at a
+    table playing another currency (a match's chips are one) bets from the studio's wallet in it,
+    with nothing asked of the operator."""
+    from bets.ledger import chips_issue
+
+    _, _, dealer = world
+    p = players(world, wallet, ["ann"])
+    chips = round_open(table_id=make_table(currency="CHIPS").pk, joker="KS", dealer=dealer)
+    refused = bet(p["ann"][0], chips.pk, "andar", 100)
+    assert (refused.status_code, refused.json()["code"]) == (400, "insufficient_funds"), refused.content
+    chips_issue(user=p["ann"][1], amount=D("150"))
+    placed = bet(p["ann"][0], chips.pk, "andar", 100)
+    assert placed.status_code == 201 and D(placed.json()["balance"]) == D("50"), placed.content
+    assert not T.objects.exists() and wallet.balance(p["ann"][2]) == D("1000")
 
 
 def test_an_inactive_operators_players_cannot_bet(world, wallet):
