@@ -14,7 +14,7 @@ message while `connect` runs, so it drops the events already in the snapshot and
 `seq` order; an event that overtook an earlier one (two processes published at once) waits for it
 GAP_WAIT at most.
 
-A watcher that does not read: each send to its socket is given SEND_TIMEOUT seconds (the server's
+A watcher that does not read: each send to its socket is given STREAM_SEND_TIMEOUT seconds (the server's
 send waits while the socket's buffers are full); past that it is closed with 4408 and sends nothing
 more. Meanwhile it holds up no other watcher: each consumer has its own task.
 
@@ -36,6 +36,7 @@ import time
 from accounts.asgi_auth import still_valid
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.serializers.json import DjangoJSONEncoder
 
@@ -48,7 +49,6 @@ from .stream import REVOCATIONS, parts, revokes, table_group, user_group
 log = logging.getLogger(__name__)
 
 GAP_WAIT = 0.3  # seconds an event may wait for a missing earlier one before it is sent anyway
-SEND_TIMEOUT = 10.0  # seconds a send to a watcher's socket may wait before the watcher is closed as too slow
 CLOSE_UNAUTHORIZED = 4401  # the socket's token expired or its credential was revoked
 CLOSE_NO_TABLE = 4404
 CLOSE_TOO_SLOW = 4408
@@ -224,14 +224,14 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
                 await self._send(text)
 
     async def _send(self, text: str) -> None:
-        """A text to the socket, given SEND_TIMEOUT; a watcher that takes longer is closed as too slow."""
+        """A text to the socket, given STREAM_SEND_TIMEOUT; a watcher that takes longer is closed as too slow."""
         if self.closed:
             return
         try:
-            async with asyncio.timeout(SEND_TIMEOUT):
+            async with asyncio.timeout(settings.STREAM_SEND_TIMEOUT):
                 await self.send(text_data=text)
         except TimeoutError:
-            log.warning("closing a watcher of table %s: a send waited %s s", self.table_id, SEND_TIMEOUT)
+            log.warning("closing a watcher of table %s: a send waited %s s", self.table_id, settings.STREAM_SEND_TIMEOUT)
             self._end(CLOSE_TOO_SLOW)
         except Exception:  # the client is gone; its disconnect is on the way
             self.closed = True

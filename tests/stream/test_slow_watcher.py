@@ -65,9 +65,9 @@ async def test_a_watcher_that_stops_reading_does_not_hold_up_the_others_and_catc
     assert [m["seq"] for m in caught_up] == list(range(1, 8))
 
 
-async def test_a_watcher_whose_socket_takes_nothing_for_too_long_is_closed_and_costs_nothing_more(dealer_api, table, monkeypatch,
+async def test_a_watcher_whose_socket_takes_nothing_for_too_long_is_closed_and_costs_nothing_more(dealer_api, table, settings,
                                                                                                 caplog):
-    monkeypatch.setattr(consumers, "SEND_TIMEOUT", 0.2)
+    settings.STREAM_SEND_TIMEOUT = 0.2
     slow, others = await _watchers(table.pk, 1)
     try:
         with caplog.at_level(logging.WARNING, logger="tables.consumers"):
