@@ -43,6 +43,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from studio import access, metrics
 
 from .access import table_visible
+from .dispatch import StreamDispatch
 from .snapshot import table_snapshot
 from .stream import REVOCATIONS, parts, revokes, table_group, user_group
 
@@ -89,8 +90,10 @@ async def snapshot_since(table_id: int, tick: int) -> dict | None:
         await asyncio.wait([task])  # a read that began before this watcher joined: share the next one
 
 
-class TableStreamConsumer(AsyncWebsocketConsumer):
+class TableStreamConsumer(StreamDispatch, AsyncWebsocketConsumer):
     """One watcher (the module's docstring)."""
+
+    without_database = frozenset({"stream.event", "stream.events", "stream.revoked"})
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
