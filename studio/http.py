@@ -23,6 +23,8 @@ What `WsgiHttp` adds, on the ASGI protocol alone (what it receives and sends):
   nobody empties would hold it for ever. A streamed response also stops producing chunks then
   (`_ends_with_its_client`, through `environ["asgi.scope"]`, which a2wsgi documents), so the thread
   is free again at once.
+- **The server's loop** is taken for studio.serverloop, on which the request threads' broadcasts
+  go out (tables/stream.py).
 """
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ import os
 from a2wsgi import WSGIMiddleware
 from django.conf import settings
 
-from studio import access
+from studio import access, serverloop
 from studio.errors import BUSY_BODY, BUSY_RETRY_AFTER
 from studio.limits import MAX_BODY, TOO_LARGE
 
@@ -131,6 +133,7 @@ class WsgiHttp:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             raise ValueError(f"the HTTP bridge serves HTTP, not {scope['type']!r}")
+        serverloop.capture()  # the loop the request threads' broadcasts go out on
         announced = _content_length(scope)
         if announced is not None and announced > MAX_BODY:
             return await _refuse(scope, send, 413, TOO_LARGE)

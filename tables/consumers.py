@@ -7,7 +7,8 @@ personal messages. Consumers do no database work per event.
 Each watcher is a Channels consumer with its own channel on the layer, added to the table's group
 (`table.7`) and, for a player, to its user's group (`user.3`) and to `revocations`; the layer's
 messages (tables/stream.py) reach it through the handlers `stream_event`, `stream_events` and
-`stream_revoked`. An event arrives JSON-encoded once and is sent to the socket as is.
+`stream_revoked`, which touch no database and so skip Channels' per-message database hop
+(tables/dispatch.py). An event arrives JSON-encoded once and is sent to the socket as is.
 
 Order: the consumer joins its groups before it reads the snapshot, and Channels hands it no layer
 message while `connect` runs, so it drops the events already in the snapshot and sends the rest in

@@ -20,9 +20,10 @@ Events of one group sent together (a transaction's, such as the last card's `car
 so that each watcher's consumer takes both off its channel at once, and the second waits for
 no other message. `parts(message)` reads either form.
 
-How it is sent: with the channel layer's `group_send`, through `async_to_sync` (asgiref's bridge
-for sync code, as Channels documents it), from whatever thread commits: a request's, a Celery
-task's, the virtual dealer's. A table's events of one transaction are one batch (keyed by the
+How it is sent: with the channel layer's `group_send`, from whatever thread commits: in a request
+thread of the web process on the server's own loop (studio.serverloop, with the figure that
+justifies it), anywhere else (a Celery task, the virtual dealer, a command) through `async_to_sync`,
+asgiref's bridge for sync code, as Channels documents it. A table's events of one transaction are one batch (keyed by the
 transaction's id in PostgreSQL, which `_next_seq` reads with the number), sent by one `on_commit`
 callback, so they leave as one message per group, in order.
 
@@ -53,7 +54,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.utils import timezone
 
-from studio import metrics
+from studio import metrics, serverloop
 from studio.errors import require_transaction
 
 from .events import TABLE_EVENTS, USER_EVENTS, TableEvent, UserEvent
@@ -69,6 +70,7 @@ _USER_EVENTS = frozenset(USER_EVENTS)
 REVOCATIONS = "revocations"  # the group of the close orders for revoked credentials
 REVOKED = "stream.revoked"
 REVOKE_WAIT = 5.0  # seconds a revoking call waits at most for its close order to be published
+SEND_WAIT = 10.0  # seconds a request thread waits at most for its sends on the server's loop
 
 
 def table_group(table_id: int) -> str:
@@ -97,9 +99,18 @@ def publish(messages: list[dict[str, Any]]) -> None:
     for message in messages:
         metrics.STREAM_MESSAGES.labels(kind="table" if message["seq"] is not None else "user").inc()
     try:
-        async_to_sync(_send_all)(layer, messages)
+        _run(_send_all, layer, messages)
     except Exception:  # Redis away, or called on an event loop's thread (a bug: logged, never raised)
         log.exception("stream publish failed")
+
+
+def _run(coroutine_function, *args) -> None:
+    """Run the send: on the web server's loop from its request threads (studio.serverloop),
+    through async_to_sync anywhere else."""
+    if serverloop.usable():
+        serverloop.run(coroutine_function, *args, timeout=SEND_WAIT)
+    else:
+        async_to_sync(coroutine_function)(*args)
 
 
 def parts(message: dict[str, Any]) -> list[dict[str, Any]]:
@@ -205,7 +216,7 @@ def _publish_and_wait(message: dict[str, Any]) -> None:
     if layer is None:
         return
     try:
-        async_to_sync(_send_within)(layer, message, REVOKE_WAIT)
+        _run(_send_within, layer, message, REVOKE_WAIT)
     except Exception:  # Redis away or slow: the socket still closes at its token's expiry
         log.exception("stream: close order for user %s failed", message["user"])
 
