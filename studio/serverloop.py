@@ -10,8 +10,9 @@ a thread of the loop itself) `run` answers None and the caller uses `async_to_sy
 
 Why (scripts/bench_bets_http.py --requests 2000 --max-seconds 10 --paced-seconds 5, two web
 processes, alternated runs in one sitting on a 2-core AMD EPYC VM shared with other work, load
-average 6-15): with `async_to_sync` in the request thread a bet (its `bet.placed`) cost 7.33 ms of
-server CPU and the closed loop made 167 bets/s; on the server's loop, 3.72 ms and 265 bets/s.
+average 6-15, two runs of each): with `async_to_sync` in the request thread a bet (its
+`bet.placed`) cost 7.33 and 7.67 ms of server CPU and the closed loop made 167 and 185 bets/s; on
+the server's loop, 3.72 and 3.82 ms, 265 and 279 bets/s.
 Card POSTs (scripts/bench_cards.py --cards 300, four alternated runs) answered in 12.1-17.5 ms at
 the median with `async_to_sync`, 10.6-14.0 ms on the server's loop.
 tests/ops/test_server_loop.py tests it directly.
