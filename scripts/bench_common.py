@@ -401,8 +401,7 @@ def ledger_checks() -> list[list[str]]:
 
 def like_the_server(fn, *args, **kwargs):
     """Call fn in a worker thread under a running event loop, as uvicorn + Django's ASGI handler
-    run a sync view. Called from a plain thread (a Celery task, manage.py), each broadcast goes
-    through the process's publishing loop (tables.stream.publish) instead."""
+    run a sync view: its broadcasts (async_to_sync in tables.stream.publish) run on that loop."""
     import asyncio
 
     from asgiref.sync import sync_to_async

@@ -133,6 +133,9 @@ REDIS_PREFIX = env_str("CHANNELS_PREFIX", "studio")  # the channel layer's prefi
 # Seconds any Redis command (a publish, a task sent to the broker, a readiness ping) may wait: an
 # unanswering Redis fails the call instead of holding its thread.
 REDIS_TIMEOUT = env_float("REDIS_TIMEOUT", 2.0)
+# Seconds a send to a stream watcher's socket may wait (its buffers full: it does not read) before
+# the watcher is closed with 4408 (tables/consumers.py).
+STREAM_SEND_TIMEOUT = env_float("STREAM_SEND_TIMEOUT", 10.0)
 CHANNEL_LAYERS = {
     "default": {
         # The pub/sub layer: one group_send is one Redis PUBLISH, whatever the number of watchers.

@@ -17,19 +17,15 @@ Events of one group sent together (a transaction's, such as the last card's `car
 
     {"type": "stream.events", "group": "table.7", "seq": 43, "events": [{"seq": 42, "text": ...}, {"seq": 43, "text": ...}]}
 
-so that each watcher is written both before the next watcher is written either: the second event
-waits for one watcher's frame, not for the whole audience's. `parts(message)` reads either form.
+so that each watcher's consumer takes both off its channel at once, and the second waits for
+no other message. `parts(message)` reads either form.
 
-Where it is sent from: in a request thread of the server (studio/http.py) the messages are handed
-to the server's event loop as they are published, at commit, the thread going on at once: what the
-request does after its commit (the settlement's task sent to the broker, the response rendered and
-written) is not in the watchers' way. One task per loop sends what was handed to it, in order, one
-`group_send` after another; a transaction's events are handed over one right after the other, and
-the task takes everything handed over by the time it runs as one batch. Anywhere
-else (a Celery task, the virtual dealer, a command) they are sent before `publish` returns, on the
-process's one publishing loop (a daemon thread started on first use): its channel layer keeps one
-Redis connection, where a new event loop per call (`async_to_sync` from a plain thread) opened and
-closed one for every message.
+How it is sent: with the channel layer's `group_send`, from whatever thread commits: in a request
+thread of the web process on the server's own loop (studio.serverloop, with the figure that
+justifies it), anywhere else (a Celery task, the virtual dealer, a command) through `async_to_sync`,
+asgiref's bridge for sync code, as Channels documents it. A table's events of one transaction are one batch (keyed by the
+transaction's id in PostgreSQL, which `_next_seq` reads with the number), sent by one `on_commit`
+callback, so they leave as one message per group, in order.
 
 Closing sockets whose credentials were revoked (accounts.hooks.credentials_revoked: a logout, a
 password set, a change of a user's roles, permissions or flags): after the commit, one message
@@ -39,10 +35,9 @@ to the `revocations` group, which every web process with an authenticated socket
 
 and each socket of that user opened with one of those credentials (accounts.tokens.credential_digest
 of its token's or session's key), or with a session cookie when `sessions` is true, is closed with
-4401 (`revokes`). This one is sent before the revoking call returns, wherever it runs (in a request
-thread too, on the process's publishing loop): when the logout answers, Redis has the message, so
-a personal message published after it reaches each process after it, and is never delivered to a
-socket it closed.
+4401 (`revokes`). This one is sent before the revoking call returns, wherever it runs (REVOKE_WAIT
+at most): when the logout answers, Redis has the message, so a personal message published after it
+reaches each process after it, and is never delivered to a socket it closed.
 """
 from __future__ import annotations
 
@@ -50,20 +45,17 @@ import asyncio
 import itertools
 import json
 import logging
-import os
 import threading
-import weakref
-from collections import deque
 from typing import Any
 
+from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.utils import timezone
 
-from studio import metrics
+from studio import metrics, serverloop
 from studio.errors import require_transaction
-from studio.http import on_loop
 
 from .events import TABLE_EVENTS, USER_EVENTS, TableEvent, UserEvent
 
@@ -78,6 +70,7 @@ _USER_EVENTS = frozenset(USER_EVENTS)
 REVOCATIONS = "revocations"  # the group of the close orders for revoked credentials
 REVOKED = "stream.revoked"
 REVOKE_WAIT = 5.0  # seconds a revoking call waits at most for its close order to be published
+SEND_WAIT = 10.0  # seconds a request thread waits at most for its sends on the server's loop
 
 
 def table_group(table_id: int) -> str:
@@ -97,35 +90,27 @@ def _message(group: str, event: dict[str, Any]) -> dict[str, Any]:
 
 
 def publish(messages: list[dict[str, Any]]) -> None:
-    """Send channel-layer messages, in order. Never raises: the stream must not break the studio (a
-    watcher that misses an event sees the gap in `seq`)."""
+    """Send channel-layer messages now, in order, a group's consecutive ones as one message. Never
+    raises: the stream must not break the studio (a watcher that misses an event sees the gap in
+    `seq`); Redis's socket timeouts (settings.CHANNEL_LAYERS) bound the wait."""
     layer = get_channel_layer()
     if layer is None or not messages:
         return
     for message in messages:
         metrics.STREAM_MESSAGES.labels(kind="table" if message["seq"] is not None else "user").inc()
     try:
-        if on_loop(_enqueue, messages):
-            return
-        asyncio.run_coroutine_threadsafe(_send_all(layer, messages), _publishing_loop()).result()
-    except Exception:  # a server's loop closed under a last request, the publishing loop's Redis away
+        _run(_send_all, layer, messages)
+    except Exception:  # Redis away, or called on an event loop's thread (a bug: logged, never raised)
         log.exception("stream publish failed")
 
 
-_publisher: tuple[int, asyncio.AbstractEventLoop] | None = None  # (the process it belongs to, its loop)
-_publisher_lock = threading.Lock()
-
-
-def _publishing_loop() -> asyncio.AbstractEventLoop:
-    """The process's loop for sending outside a server's request, started on first use. A forked
-    child (Celery's pool) has no copy of the thread: it starts its own."""
-    global _publisher
-    with _publisher_lock:
-        if _publisher is None or _publisher[0] != os.getpid():
-            loop = asyncio.new_event_loop()
-            threading.Thread(target=loop.run_forever, name="stream-publisher", daemon=True).start()
-            _publisher = (os.getpid(), loop)
-        return _publisher[1]
+def _run(coroutine_function, *args) -> None:
+    """Run the send: on the web server's loop from its request threads (studio.serverloop),
+    through async_to_sync anywhere else."""
+    if serverloop.usable():
+        serverloop.run(coroutine_function, *args, timeout=SEND_WAIT)
+    else:
+        async_to_sync(coroutine_function)(*args)
 
 
 def parts(message: dict[str, Any]) -> list[dict[str, Any]]:
@@ -152,41 +137,39 @@ async def _send_all(layer, messages: list[dict[str, Any]]) -> None:
             log.exception("stream publish to %s failed", message["group"])
 
 
-_outboxes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # loop -> messages not yet sent
-_draining: set = set()
+class _Batch:
+    """The table events of one transaction, sent together after it commits. An event made in a
+    savepoint that rolls back is dropped when a later event of its table takes its number again;
+    services make their events as the last steps of their transaction, never in a savepoint they
+    roll back."""
+
+    def __init__(self, xid: str):
+        self.xid, self.messages = xid, []
+
+    def add(self, message: dict[str, Any]) -> None:
+        # a number taken again in this transaction: the event that had it was in a savepoint rolled back
+        self.messages = [m for m in self.messages if m["group"] != message["group"] or m["seq"] < message["seq"]]
+        self.messages.append(message)
 
 
-def _enqueue(messages: list[dict[str, Any]]) -> None:
-    """On the server's loop: queue the messages; one task per loop sends its queue in order."""
-    loop = asyncio.get_running_loop()
-    outbox = _outboxes.get(loop)
-    if outbox is None:
-        outbox = _outboxes[loop] = deque()
-    idle = not outbox
-    outbox.extend(messages)
-    if idle:
-        task = loop.create_task(_drain(outbox))
-        _draining.add(task)  # the loop keeps only a weak reference to a task
-        task.add_done_callback(_draining.discard)
+_open = threading.local()  # .batch: the thread's current transaction's (a connection is a thread's own)
 
 
-async def _drain(outbox: deque) -> None:
-    layer = get_channel_layer()
-    while outbox:
-        batch = list(outbox)  # everything handed over meanwhile, a group's events together
-        await _send_all(layer, batch)
-        for _ in batch:  # after sending: while it is non-empty, _enqueue knows a task is at work
-            outbox.popleft()
+def _send_batch(batch: _Batch) -> None:
+    if getattr(_open, "batch", None) is batch:
+        _open.batch = None
+    publish(batch.messages)
 
 
-def _next_seq(table_id: int) -> int:
+def _next_seq(table_id: int) -> tuple[int, str]:
+    """The table's next number, and the id of the transaction that takes it."""
     with connection.cursor() as cur:
-        cur.execute(f"UPDATE {Table._meta.db_table} SET stream_seq = stream_seq + 1 WHERE id = %s RETURNING stream_seq",
-                    [table_id])
+        cur.execute(f"UPDATE {Table._meta.db_table} SET stream_seq = stream_seq + 1 WHERE id = %s "
+                    "RETURNING stream_seq, pg_current_xact_id()::text", [table_id])
         row = cur.fetchone()
     if row is None:
         raise Table.DoesNotExist(f"No table {table_id} to number an event of.")
-    return row[0]
+    return row[0], row[1]
 
 
 def table_event(table_id: int, round_id: int | None, payload: TableEvent) -> None:
@@ -194,11 +177,14 @@ def table_event(table_id: int, round_id: int | None, payload: TableEvent) -> Non
     if type(payload) not in _TABLE_EVENTS:
         raise TypeError(f"not a table event: {payload!r}")
     require_transaction("a table event (it belongs to the transaction that makes it true)")
-    seq = _next_seq(table_id)
+    seq, xid = _next_seq(table_id)
     event = {"type": payload.name, "seq": seq, "table": table_id, "round": round_id, "at": timezone.now().isoformat(),
              **payload.fields()}
-    message = _message(table_group(table_id), event)
-    transaction.on_commit(lambda: publish([message]))
+    batch = getattr(_open, "batch", None)
+    if batch is None or batch.xid != xid:  # the transaction's first (a batch of one rolled back is left behind)
+        batch = _open.batch = _Batch(xid)
+        transaction.on_commit(lambda: _send_batch(batch))
+    batch.add(_message(table_group(table_id), event))
 
 
 def user_event(user_id: int, payload: UserEvent) -> None:
@@ -230,9 +216,13 @@ def _publish_and_wait(message: dict[str, Any]) -> None:
     if layer is None:
         return
     try:
-        asyncio.run_coroutine_threadsafe(layer.group_send(message["group"], message), _publishing_loop()).result(REVOKE_WAIT)
+        _run(_send_within, layer, message, REVOKE_WAIT)
     except Exception:  # Redis away or slow: the socket still closes at its token's expiry
         log.exception("stream: close order for user %s failed", message["user"])
+
+
+async def _send_within(layer, message: dict[str, Any], seconds: float) -> None:
+    await asyncio.wait_for(layer.group_send(message["group"], message), seconds)
 
 
 def revokes(message: dict[str, Any], *, user_id: int | None, credential) -> bool:

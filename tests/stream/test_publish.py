@@ -1,13 +1,17 @@
-"""How tables.stream hands its messages out: from a request thread of the server, to the server's
-event loop as soon as they are published, in order; through Redis, in order."""
+"""How tables.stream sends its messages: through the channel layer's group_send, from any thread
+(async_to_sync), in order, a group's consecutive messages as one; a transaction's table events
+together, after it commits."""
 import asyncio
 import json
 import threading
 
+import pytest
+from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
+from django.db import transaction
 
 from studio import http
-from tables import stream
+from tables import events, stream
 
 TIMEOUT = 10
 
@@ -41,8 +45,8 @@ async def test_a_burst_goes_to_redis_in_order():
     layer, channel = await _listen(groups)
     assert type(layer).__name__ == "RedisPubSubChannelLayer"
     try:
-        stream._enqueue(_messages(40, groups))  # what a request thread's publish() schedules on the loop
-        stream._enqueue(_messages(1, groups))  # queued behind the first batch
+        await asyncio.to_thread(stream.publish, _messages(40, groups))  # as from a Celery task
+        await asyncio.to_thread(stream.publish, _messages(1, groups))
         got = await _receive(layer, channel, 41)
     finally:
         for group in groups:
@@ -51,11 +55,10 @@ async def test_a_burst_goes_to_redis_in_order():
     assert [m["group"] for m in got[:4]] == [groups[0], groups[1], groups[0], groups[1]]
 
 
-async def test_a_request_threads_messages_leave_at_once_in_order_before_its_response():
-    """publish() in a request thread of studio.http hands the messages to the loop and goes on: the
-    loop sends them, in order and one group's as one message, while the request is still running
-    (here it waits for them before it answers); nothing waits for the response."""
-    groups = ["user.test-handoff"]
+async def test_a_request_threads_messages_leave_before_its_response_one_groups_as_one_message():
+    """publish() in a request thread of studio.http sends before it returns: the watchers have the
+    messages, in order and one group's as one message, while the request is still running."""
+    groups = ["user.test-request"]
     layer, channel = await _listen(groups)
     arrived = threading.Event()
     waited = []
@@ -88,33 +91,53 @@ async def test_a_request_threads_messages_leave_at_once_in_order_before_its_resp
     finally:
         await layer.group_discard(groups[0], channel)
     assert waited == [True]
-    assert responses == ["http.response.start", "http.response.body"]
+    assert responses[0] == "http.response.start"
     assert [json.loads(m["text"])["n"] for m in got] == [0, 1, 2]
-    assert [m["type"] for m in received] == ["stream.events"]  # one group's events handed over together: one message
+    assert [m["type"] for m in received] == ["stream.events"]
 
 
-def test_outside_a_request_thread_nothing_is_handed_over():
-    assert http.on_loop(print, "never") is False
+@pytest.mark.django_db(transaction=True)
+async def test_a_transactions_table_events_leave_after_its_commit_as_one_message(table):
+    """Two events of one table in one transaction: nothing before the commit, then one message with
+    both, in order; a rolled-back transaction's events are never sent, and its numbers are taken again."""
+    group = stream.table_group(table.pk)
+    layer, channel = await _listen([group])
 
-
-async def test_plain_threads_publish_in_order_through_the_process_one_loop():
-    """A Celery task, the virtual dealer or a command: publish() sends before it returns, every call
-    on the same loop (one Redis connection), in order."""
-    groups = ["user.test-plain-1", "user.test-plain-2"]
-    layer, channel = await _listen(groups)
-    loops = []
-
-    def in_a_plain_thread(batch):
-        loops.append(stream._publishing_loop())
-        stream.publish(batch)
+    def two_events(then_fail: bool):
+        with transaction.atomic():
+            for state in ("closed", "open"):
+                stream.table_event(table.pk, None, events.TableState(state=state, reason=""))
+            if then_fail:
+                raise RuntimeError("rolled back")
 
     try:
-        for first in (0, 5):
-            batch = [stream._message(groups[i % 2], {"type": "bet.placed", "n": first + i}) for i in range(5)]
-            await asyncio.to_thread(in_a_plain_thread, batch)
-        got = await _receive(layer, channel, 10)
+        try:
+            await sync_to_async(two_events)(True)
+        except RuntimeError:
+            pass
+        await sync_to_async(two_events)(False)
+        message = await asyncio.wait_for(layer.receive(channel), TIMEOUT)
+        assert await asyncio.wait_for(_nothing(layer, channel), TIMEOUT)
     finally:
-        for group in groups:
-            await layer.group_discard(group, channel)
-    assert [json.loads(m["text"])["n"] for m in got] == list(range(10))
-    assert loops[0] is loops[1] and loops[0].is_running()
+        await layer.group_discard(group, channel)
+    assert message["type"] == "stream.events" and [p["seq"] for p in stream.parts(message)] == [1, 2]
+    assert [json.loads(p["text"])["state"] for p in stream.parts(message)] == ["closed", "open"]
+
+
+async def _nothing(layer, channel) -> bool:
+    try:
+        await asyncio.wait_for(layer.receive(channel), 0.5)
+    except TimeoutError:
+        return True
+    return False
+
+
+async def test_a_close_order_is_in_redis_when_the_revoking_call_returns():
+    layer, channel = await _listen([stream.REVOCATIONS])
+    message = {"type": stream.REVOKED, "group": stream.REVOCATIONS, "seq": None, "user": -1, "credentials": ["x"], "sessions": False}
+    try:
+        await asyncio.to_thread(stream._publish_and_wait, message)
+        got = await asyncio.wait_for(layer.receive(channel), TIMEOUT)
+    finally:
+        await layer.group_discard(stream.REVOCATIONS, channel)
+    assert got == message

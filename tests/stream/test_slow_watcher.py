@@ -2,6 +2,7 @@
 is when the peer does not read: the ASGI send waits (uvicorn waits for the transport to drain)."""
 import asyncio
 import contextvars
+import logging
 
 import pytest
 
@@ -64,12 +65,17 @@ async def test_a_watcher_that_stops_reading_does_not_hold_up_the_others_and_catc
     assert [m["seq"] for m in caught_up] == list(range(1, 8))
 
 
-async def test_a_watcher_too_far_behind_is_closed_and_costs_nothing_more(dealer_api, table, monkeypatch):
-    monkeypatch.setattr(consumers, "MAX_BACKLOG", 3)
+async def test_a_watcher_whose_socket_takes_nothing_for_too_long_is_closed_and_costs_nothing_more(dealer_api, table, settings,
+                                                                                                caplog):
+    settings.STREAM_SEND_TIMEOUT = 0.2
     slow, others = await _watchers(table.pk, 1)
     try:
-        await in_thread(play_round)(dealer_api, table.pk)
-        assert [m["type"] for m in await others[0].until("round.settled", timeout=3)] == ROUND
+        with caplog.at_level(logging.WARNING, logger="tables.consumers"):
+            await in_thread(play_round)(dealer_api, table.pk)
+            assert [m["type"] for m in await others[0].until("round.settled", timeout=3)] == ROUND
+            async with asyncio.timeout(10):  # its send gives up, SEND_TIMEOUT after it began
+                while "closing a watcher" not in caplog.text:
+                    await asyncio.sleep(0.01)
         slow.comm.readable.set()
         closing = await slow.comm.receive_output(3)
         assert await slow.nothing(0.2)

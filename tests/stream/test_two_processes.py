@@ -33,6 +33,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 PORT_RANGE = range(8151, 8160)
 STARTUP_TIMEOUT = 40
+SEND_TIMEOUT = 2  # the servers' STREAM_SEND_TIMEOUT: a watcher that does not read is closed after it
 ROUND = ["round.opened", "betting.closed", "card.dealt", "card.dealt", "card.dealt", "round.finished", "round.settled"]
 
 
@@ -64,7 +65,7 @@ def studio(django_db_setup, tmp_path_factory):
     env = {**os.environ, "DATABASE_URL": db_url_of_tests(), "REDIS_URL": dj_settings.REDIS_URL,
            "CHANNELS_PREFIX": dj_settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"], "DEBUG": "0",
            "SECRET_KEY": uuid.uuid4().hex * 2, "ALLOWED_HOSTS": "127.0.0.1,localhost",
-           "DJANGO_SETTINGS_MODULE": "studio.settings"}
+           "DJANGO_SETTINGS_MODULE": "studio.settings", "STREAM_SEND_TIMEOUT": str(SEND_TIMEOUT)}
     procs, logs, ports = [], [], free_ports(PORT_RANGE, 2)
 
     def start(name, cmd):
@@ -229,7 +230,7 @@ async def test_a_watcher_that_never_reads_holds_up_no_one_and_is_let_go(studio, 
 
     table_id = await sync_to_async(_table)(make_table, studio.ports)
     stalled = await asyncio.to_thread(_never_reading_socket, studio.ports[0], table_id)
-    count, padding = 1500, "x" * 8000  # 12 MB: more than its socket buffers and 500 queued messages
+    count, padding = 1500, "x" * 8000  # 12 MB: more than its socket buffers
     async with RealWatcher(studio.ports[0], table_id) as reader:
 
         async def read_all():
@@ -245,6 +246,9 @@ async def test_a_watcher_that_never_reads_holds_up_no_one_and_is_let_go(studio, 
         got, done = await reading
     assert got == list(range(1, count + 1))
     assert done - published < 5  # it kept up with the publisher: nothing waited for the stalled one
+    async with asyncio.timeout(30):  # the stalled one's send gives up SEND_TIMEOUT after it began
+        while "closing a watcher" not in studio.logs[0].read_text():
+            await asyncio.sleep(0.05)
     frames = await asyncio.to_thread(_read_all, *stalled)
     stalled[0].close()
     seqs = [json.loads(f.data)["seq"] for f in frames if f.opcode is Opcode.TEXT]
