@@ -24,15 +24,13 @@ computes the same hash from the same halves and refuses the append if they diffe
 record needs an INSERT of its head first. The lock is held until commit, so a chain's records are
 numbered in commit order and a rollback leaves no gap.
 
-Lock order: the head is locked last. A writer first locks the rows it changes (the round; an
-incident; the wallets, by id; the table's row, which its stream counter and its change log lock
-too: tables.transitions.table_lock), appends, and only then do the hooks' reactions in the same
-transaction write their rows (reports' rollups, the integrity monitors, a match). A writer that
-must reach one of those before its record (a re-settlement or a void of a settled round takes the
-settlement's figures back first) takes the head early with `hold`, after its wallets and its
-table's row. Every transaction thus takes these locks in the same order, and no deadlock cycle can
-form. A transaction that records at two tables (a dealer's shift moving) holds both tables' rows,
-locked in id order, before either head.
+Lock order (tables.locking, the one place that takes a round's or a table's locks): the round's
+row, the table's row, the table chain's head (`hold`), the wallets by id, then the writer's own
+rows and last the hooks' reactions (reports' rollups, the integrity monitors, a match). Whoever
+appends to a table's chain holds the table's row first, so every transaction takes these locks in
+the same order and no deadlock cycle can form. A transaction that records at two tables (a
+dealer's shift moving) holds both tables' rows, locked in id order, before either head. The
+studio-wide chain's head is taken by the one writer of access changes (accounts.services).
 """
 from __future__ import annotations
 

@@ -150,6 +150,12 @@ class RoundBetsRepeatView(APIView):
         return Response(PlacedBetSerializer(bets, many=True).data, status=status.HTTP_201_CREATED)
 
 
+def bet_round(request, pk, **kwargs):
+    """The round's share a cancel of bet `pk` takes (studio.routes): its round's; none for no such bet."""
+    round_id = Bet.objects.filter(pk=pk).values_list("round_id", flat=True).first()
+    return None if round_id is None else ("round", round_id)
+
+
 class BetDetailView(APIView):
     permission_classes = [IsAuthenticated]
 

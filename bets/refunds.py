@@ -6,8 +6,9 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from studio.money import from_minor
-from tables import hooks, stream, transitions
+from tables import hooks, stream
 from tables.events import BetRefunded
+from tables.locking import Held
 from tables.models import Round
 
 from . import seamless
@@ -18,17 +19,22 @@ from .settlement import reverse_wins
 REFUNDABLE = (Bet.Status.OPEN, Bet.Status.WON, Bet.Status.LOST)
 
 
-def round_refund_all(*, rnd: Round, version: int) -> dict:
-    """Refund the round's bets as ledger entries of `version`. The caller holds the round's lock and
-    moves the round to `voided` in the same transaction. Returns the totals refunded. Locks: the
-    wallets, then (a settled round) the table's audit chain before the reactions that take the
-    settlement back write theirs, as after every settlement."""
+def round_refund_lock(rnd: Round) -> bool:
+    """The wallets a void of the round moves, in id order, for tables.locking.lock_round: whether one
+    is a seamless player's."""
+    with connection.cursor() as cur:
+        return wallets_lock(cur, round_id=rnd.pk, statuses=REFUNDABLE)
+
+
+def round_refund_all(held: Held, *, version: int) -> dict:
+    """Refund the round's bets as ledger entries of `version`. The caller holds the round's locks
+    with its wallets' (lock_round with round_refund_lock) and moves the round to `voided` in the
+    same transaction. Returns the totals refunded."""
+    rnd = held.round
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     house = house_account(rnd.settings["currency"])
-    with connection.cursor() as cur:
-        has_seamless = wallets_lock(cur, round_id=rnd.pk, statuses=REFUNDABLE)
+    has_seamless = bool(held.wallets)
     if rnd.status == Round.Status.SETTLED:  # its bets still as settled: reactions take the settlement back
-        transitions.audit_hold(table_id=rnd.table_id)
         hooks.round_unsettling.send(sender=Round, rnd=rnd, seamless=has_seamless)
     with connection.cursor() as cur:
         reverse_wins(cur, round_id=rnd.pk, house_id=house.pk, version=version, now=now)

@@ -15,11 +15,12 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from studio import metrics
-from studio.errors import WrongMoment
+from studio.errors import NotFound, WrongMoment
 from studio.money import from_minor, to_minor
-from tables import hooks, stream, transitions
+from tables import hooks, stream
 from tables.events import BetSettled, RoundSettled
 from engine import spot_odds_for
+from tables.locking import Held, lock_round
 from tables.models import Round
 from tables.selectors import round_config, round_deal, round_totals
 from tables.transitions import transition_or_refuse
@@ -51,36 +52,47 @@ def round_settle(*, round_id: int) -> bool:
     """Settle a finished round. Returns False (a no-op) when it is not `finished`: already settled,
     voided, or being settled by another process right now (which holds the round's lock)."""
     with transaction.atomic():
-        rnd = Round.objects.select_for_update().filter(pk=round_id).first()
-        if rnd is None or rnd.status != Round.Status.FINISHED:
+        try:
+            held = lock_round(round_id, wallets=_settle_lock)
+        except NotFound:
+            return False
+        if held.round.status != Round.Status.FINISHED:
             return False
         with connection.cursor() as cur:  # background work: its own statement limit, not a request's
             cur.execute("SELECT set_config('statement_timeout', %s, true)", [str(settings.SETTLE_STATEMENT_TIMEOUT_MS)])
-        _settle(rnd, frm=Round.Status.FINISHED, action="settled")
+        _settle(held, frm=Round.Status.FINISHED, action="settled")
         return True
 
 
-def round_resettle_lock(*, rnd: Round) -> None:
-    """Lock the wallets a re-settlement of the round moves, in id order: for a caller that records
-    something of the round (a correction) before re-settling it, since the chain's head is locked
-    after the wallets. The caller holds the round's lock."""
+def _settle_lock(rnd: Round) -> bool | None:
+    """The wallets a settlement of the round moves (its open bets'), in id order, for
+    tables.locking.lock_round: whether one is a seamless player's; None for a round not finished."""
+    if rnd.status != Round.Status.FINISHED:
+        return None
     with connection.cursor() as cur:
-        wallets_lock(cur, round_id=rnd.pk, statuses=SETTLED)
+        return wallets_lock(cur, round_id=rnd.pk, statuses=(Bet.Status.OPEN,))
 
 
-def round_resettle(*, rnd: Round, actor=None) -> None:
+def round_resettle_lock(rnd: Round) -> bool | None:
+    """The wallets a re-settlement of the round moves, in id order, for tables.locking.lock_round
+    (a correction): whether one is a seamless player's; None for a round not settled."""
+    if rnd.status != Round.Status.SETTLED:
+        return None
+    with connection.cursor() as cur:
+        return wallets_lock(cur, round_id=rnd.pk, statuses=SETTLED)
+
+
+def round_resettle(held: Held, *, actor=None) -> None:
     """Settle a settled round again after its cards were corrected: the previous wins are reversed
     and the bets settled afresh, with new entries of a new version (old entries are never edited).
-    The caller holds the round's lock. Locks: the wallets, then the table's audit chain (its head
-    before the reactions that take the settlement back write theirs, as after every settlement)."""
+    The caller holds the round's locks, its wallets' too (lock_round with round_resettle_lock)."""
+    rnd = held.round
     if rnd.status != Round.Status.SETTLED:
         raise WrongMoment(f"Round {rnd.pk} is {rnd.status}: only a settled round is settled again.", code=f"round_{rnd.status}")
     version = rnd.settlement_version + 1
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     house = house_account(rnd.settings["currency"])
-    with connection.cursor() as cur:
-        has_seamless = wallets_lock(cur, round_id=rnd.pk, statuses=SETTLED)
-    transitions.audit_hold(table_id=rnd.table_id)
+    has_seamless = bool(held.wallets)
     hooks.round_unsettling.send(sender=Round, rnd=rnd, seamless=has_seamless)  # the bets still as settled: reactions take them back
     with connection.cursor() as cur:
         reverse_wins(cur, round_id=rnd.pk, house_id=house.pk, version=version, now=now)
@@ -88,7 +100,7 @@ def round_resettle(*, rnd: Round, actor=None) -> None:
         seamless.credits_rollback(rnd=rnd, version=version)
     with connection.cursor() as cur:
         cur.execute(f"UPDATE {BET} SET status = 'open', payout = 0, settled_at = NULL WHERE round_id = %s AND status IN ('won', 'lost')", [rnd.pk])
-    _settle(rnd, frm=Round.Status.SETTLED, action="resettled", actor=actor, version=version)
+    _settle(held, frm=Round.Status.SETTLED, action="resettled", actor=actor, version=version, has_seamless=has_seamless)
 
 
 def reverse_wins(cur, *, round_id: int, house_id: int, version: int, now) -> None:
@@ -110,8 +122,14 @@ def bet_figures(rows) -> dict:
     return figures
 
 
-def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | None = None) -> None:
+def _settle(held: Held, *, frm: str, action: str, actor=None, version: int | None = None, has_seamless: bool | None = None) -> None:
+    """The bets settled, their wins credited, the round moved to settled. The caller holds the
+    round's locks and the wallets of its open bets (`held.wallets`: whether one is a seamless
+    player's), or of its settled ones for a re-settlement (`has_seamless`)."""
+    rnd = held.round
     round_id = rnd.pk
+    if has_seamless is None:
+        has_seamless = bool(held.wallets)
     version = version or rnd.settlement_version + 1
     outcome = round_deal(rnd).outcome
     config = round_config(rnd)
@@ -121,7 +139,6 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
     house = house_account(rnd.settings["currency"])
     status_sql, payout_sql, case_params = _payout_case(odds, unit)
     with connection.cursor() as cur:
-        has_seamless = wallets_lock(cur, round_id=round_id, statuses=(Bet.Status.OPEN,))
         # Every open bet settled, and what they add up to per spot and in players, read from the
         # UPDATE itself: the round's bets are scanned once (docs/PERFORMANCE.md, settlement).
         cur.execute(f"WITH u AS (UPDATE {BET} SET status = {status_sql}, payout = {payout_sql}, settled_at = %s "
@@ -140,9 +157,7 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
             "spots": {spot: {"bets": n, "staked": str(from_minor(s)), "paid": str(from_minor(p))} for spot, n, s, p in per_spot}}
     if has_seamless:  # what came back to seamless players goes to their operators (credits, through the outbox), in the chain too
         data["operators"] = seamless.round_credits(rnd=rnd, version=version)
-    transition_or_refuse(round_id=round_id, frm=frm, to=Round.Status.SETTLED, actor=actor, action=action,
-                         data=data,
-                         table_id=rnd.table_id,
+    transition_or_refuse(held, frm=frm, to=Round.Status.SETTLED, actor=actor, action=action, data=data,
                          settled_at=timezone.now(), settlement_version=version, bet_count=count, total_staked=staked, total_paid=paid)
     rnd.refresh_from_db()
     lag = (rnd.settled_at - rnd.finished_at).total_seconds() if frm == Round.Status.FINISHED and rnd.finished_at else None
@@ -153,7 +168,7 @@ def _settle(rnd: Round, *, frm: str, action: str, actor=None, version: int | Non
             metrics.SETTLE_LAG.observe(lag)
 
     transaction.on_commit(counted)
-    stream.table_event(rnd.table_id, rnd.pk, RoundSettled(winner=rnd.winner, totals=round_totals(rnd), version=version))
+    stream.table_event(held, RoundSettled(winner=rnd.winner, totals=round_totals(rnd), version=version))
     hooks.round_settled.send(sender=Round, rnd=rnd, seamless=has_seamless, figures=figures)
     transaction.on_commit(lambda: notify_players(round_id=round_id))
 

@@ -248,6 +248,12 @@ class IncidentDetailView(APIView):
         return Response(body)
 
 
+def incident_round(request, pk, **kwargs):
+    """The round's share a change of incident `pk` takes (studio.routes): its round's; none for no such incident."""
+    round_id = Incident.objects.filter(pk=pk).values_list("round_id", flat=True).first()
+    return None if round_id is None else ("round", round_id)
+
+
 class IncidentNoteView(APIView):
     permission_classes = [IsAuthenticated, IsDealer]
 

@@ -25,6 +25,7 @@ from studio.errors import ApplicationError, Busy, NotAllowed, WrongMoment, inval
 from studio.roles import PLAYER, SUPERVISOR, has_role
 from tables import changes, events, stream
 from tables.access import MATCH, match_or_404
+from tables.locking import Held, lock_table
 from tables.models import Match, MatchPlayer, Round, Table
 from tables.services import round_close_betting, table_create, table_update
 
@@ -110,6 +111,8 @@ def match_join(*, code: str, user) -> Match:
 
 def match_start(*, match_id: int, actor) -> Match:
     with transaction.atomic():
+        table_id = Match.objects.filter(pk=match_id).values_list("table_id", flat=True).get()
+        held = lock_table(table_id)  # the table's locks before the match's row and its players' wallets (tables.locking)
         match = Match.objects.select_for_update().get(pk=match_id)
         if actor.pk != match.created_by_id and not has_role(actor, SUPERVISOR):
             raise NotAllowed("Only the player who created the match (or a supervisor) starts it.", code="permission_denied")
@@ -122,7 +125,7 @@ def match_start(*, match_id: int, actor) -> Match:
             chips_issue(user=p.user, amount=START_CHIPS, currency=match.currency, memo=f"match {match.code} chips")
         Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING, started_at=timezone.now())
         table_update(table_id=match.table_id, changes={"virtual_dealer": True}, actor=actor, source=changes.MATCH)
-        stream.table_event(match.table_id, None, events.MatchStarted(match=match.pk, scoring=match.scoring,
+        stream.table_event(held, events.MatchStarted(match=match.pk, scoring=match.scoring,
                            rounds=match.rounds_total, players=[p.user.username for p in players], chips=str(START_CHIPS)))
         match.refresh_from_db()
         return match
@@ -245,12 +248,14 @@ def _record(match: Match, rnd: Round, *, drop: bool = False) -> None:
     Match.objects.filter(pk=match.pk).update(rounds_played=played)
     match.rounds_played = played
     standings = _standings(match, players, money)
-    stream.table_event(match.table_id, rnd.pk, events.MatchRound(match=match.pk, rounds_played=played,
-                       rounds=match.rounds_total, standings=standings))
+    # The settlement's or the void's transaction holds the table's locks: taken again, without a wait.
+    held = lock_table(match.table_id)
+    stream.table_event(held, events.MatchRound(match=match.pk, rounds_played=played,
+                       rounds=match.rounds_total, standings=standings), round_id=rnd.pk)
     with_chips = sum(1 for p in players if money.get(p.user_id, Decimal(0)) > 0)
     early = match.scoring == Match.Scoring.CHIPS and with_chips <= 1
     if played >= match.rounds_total or early:
-        _finish(match, standings, early=early and played < match.rounds_total)
+        _finish(held, match, standings, early=early and played < match.rounds_total)
 
 
 def _score(match: Match, p: MatchPlayer, money: dict) -> Decimal:
@@ -276,7 +281,7 @@ def match_standings(match: Match) -> list[dict]:
     return _standings(match, players, balances(match))
 
 
-def _finish(match: Match, standings: list[dict], *, early: bool) -> None:
+def _finish(held: Held, match: Match, standings: list[dict], *, early: bool) -> None:
     scores = [Decimal(r["score"]) for r in standings]
     top = max(scores) if scores else Decimal(0)
     winners = [r["player"] for r in standings if Decimal(r["score"]) == top]
@@ -285,4 +290,4 @@ def _finish(match: Match, standings: list[dict], *, early: bool) -> None:
               "draw": draw, "early": early}
     Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED, finished_at=timezone.now(), result=result)
     table_update(table_id=match.table_id, changes={"virtual_dealer": False}, actor=None, source=changes.MATCH)
-    stream.table_event(match.table_id, None, events.MatchFinished(match=match.pk, **result))
+    stream.table_event(held, events.MatchFinished(match=match.pk, **result))

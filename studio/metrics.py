@@ -2,7 +2,7 @@
 HTTP answers in RequestMetricsMiddleware below, bets in bets.services and bets.settlement, round
 status changes in tables.transitions, closes in tables.services, stream messages in tables.stream,
 stream connections in tables.consumers, tasks through Celery's signals (studio.celery), an
-operator's calls refused beyond its share (studio.bulkhead). An event inside a transaction is
+operator's calls refused beyond its share and a round's writes beyond its share (studio.bulkhead). An event inside a transaction is
 counted when it commits.
 
 With PROMETHEUS_MULTIPROC_DIR set (several server processes, the Celery worker) every process
@@ -32,6 +32,8 @@ STREAM_MESSAGES = Counter("studio_stream_messages", "Stream messages published t
 TASKS = Counter("studio_tasks", "Background tasks run, by task and outcome (success, failure, retry)", ["task", "outcome"])
 OPERATOR_BUSY = Counter("studio_operator_busy", "Seamless wallet calls refused at once (503 operator_busy): the operator's share of the "
                         "process's request threads, or all operators' share, was full", ["operator"])
+ROUND_BUSY = Counter("studio_round_busy", "Writes to a round (or a table, a match) beyond its share of the process's request threads "
+                     "refused with 503 busy instead of waiting for a lock (studio.bulkhead), by what they wrote to", ["kind"])
 
 
 def exposition() -> tuple[bytes, str]:

@@ -343,7 +343,15 @@ SEAMLESS_TIMEOUT = env_float("SEAMLESS_TIMEOUT", 3.0)
 HTTP_THREADS = env_int("HTTP_THREADS", 8)
 SEAMLESS_SHARE = env_int("SEAMLESS_SHARE", max(1, HTTP_THREADS // 2))
 SEAMLESS_SHARE_ALL = env_int("SEAMLESS_SHARE_ALL", max(1, HTTP_THREADS - 2))
-for _name in ("HTTP_THREADS", "SEAMLESS_SHARE", "SEAMLESS_SHARE_ALL"):
+# The bulkhead of the rounds' locks (studio.bulkhead.round_share): at most ROUND_SHARE request threads
+# of a process write to one round (or table) with the full lock wait (DB_LOCK_TIMEOUT_MS), at most
+# ROUND_SHARE_ALL to all rounds together; a write beyond waits for a row lock at most
+# ROUND_SHARE_OVER_WAIT_MS, then answers 503 `busy`. A round's row held for long thus holds at most
+# its share of the threads, and the others keep answering everyone else.
+ROUND_SHARE = env_int("ROUND_SHARE", max(1, HTTP_THREADS // 2))
+ROUND_SHARE_ALL = env_int("ROUND_SHARE_ALL", max(1, HTTP_THREADS - 2))
+ROUND_SHARE_OVER_WAIT_MS = env_int("ROUND_SHARE_OVER_WAIT_MS", 250)
+for _name in ("HTTP_THREADS", "SEAMLESS_SHARE", "SEAMLESS_SHARE_ALL", "ROUND_SHARE", "ROUND_SHARE_ALL", "ROUND_SHARE_OVER_WAIT_MS"):
     if globals()[_name] < 1:
         raise ImproperlyConfigured(f"{_name} must be at least 1")
 SEAMLESS_RETRY_FIRST = env_float("SEAMLESS_RETRY_FIRST", 1.0)

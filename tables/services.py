@@ -10,14 +10,15 @@ from django.utils import timezone
 from audit.chain import plain
 from engine import Deal, DealFinished, DuplicateCard, InvalidCard, Outcome, parse_card, winning_spots
 from studio import metrics, sql
-from studio.errors import ApplicationError, NotFound, WrongMoment, invalid
+from studio.errors import ApplicationError, WrongMoment, invalid
 from studio.times import utc_ms
 
 from . import events, hooks, shifts, stream
-from .access import NOT_FOUND, PERSON, require_round_driver, require_round_visible, require_table_driver
+from .access import PERSON, require_round_driver, require_table_driver
 from .changes import API, LOGGED_FIELDS, change_record, same
-from .models import DealtCard, Round, Shift, Table, TableChange
-from .selectors import ROUND_FIELDS, round_config, round_deal, round_spots
+from .locking import Held, lock_round, lock_table
+from .models import DealtCard, Round, Table, TableChange
+from .selectors import round_config, round_deal, round_spots
 from .transitions import audit, transition, transition_or_refuse
 
 S = Round.Status
@@ -58,7 +59,8 @@ def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = Non
     start one, or refuse with 409 `dealer_on_shift`)."""
     joker = parse_card_field("joker", joker)
 
-    def work(table: Table) -> Round:
+    def work(held: Held) -> Round:
+        table = held.table
         require_table_driver(table=table, by=by, doing="open its rounds")
         require_table_open(table)
         if (by == PERSON) != (fairness is None):
@@ -78,20 +80,20 @@ def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = Non
             opened_at=now, closes_at=now + timedelta(seconds=table.betting_seconds), dealer=dealer, shift=shift,
             **(fairness or {}),
         )
-        audit(round_id=rnd.pk, actor=dealer, action="opened", to=S.BETTING, data={"joker": joker, "settings": rnd.settings},
-              table_id=table.pk, table_locked=True)  # `work` runs with the table's row locked (below)
+        held = held.with_round(rnd)
+        audit(held, actor=dealer, action="opened", to=S.BETTING, data={"joker": joker, "settings": rnd.settings})
         hooks.betting_opened.send(sender=Round, rnd=rnd)
-        stream.table_event(table.pk, rnd.pk, events.RoundOpened(
+        stream.table_event(held, events.RoundOpened(
             joker=joker, first_side=first_side, closes_at=rnd.closes_at.isoformat(), betting_seconds=table.betting_seconds,
             spots=round_spots(rnd), commitment=rnd.commitment or None,
         ))
         return rnd
 
     try:
-        if by == PERSON:  # the table and the one the dealer may leave, locked in id order (tables.shifts)
-            return shifts.with_tables_locked(table_id, dealer, work)
+        if by == PERSON:  # the dealer, the table and the one the dealer may leave, in id order (tables.shifts)
+            return shifts.with_tables_locked(table_id, dealer, lambda table: work(lock_table(table.pk, row=table)))
         with transaction.atomic():
-            return work(Table.objects.select_for_update().get(pk=table_id))
+            return work(lock_table(table_id))
     except IntegrityError:  # the partial unique index caught a race between two opens
         raise WrongMoment("Another round was just opened at this table.", code="round_already_open") from None
 
@@ -106,7 +108,8 @@ def round_close_betting(*, round_id: int, actor=None, reason: str = "dealer", st
     with transaction.atomic():
         # The exclusive lock waits for the bets in flight (they hold a shared lock), so closed_at is
         # taken after the last accepted bet and no bet can be accepted after it.
-        rnd = round_locked(round_id=round_id, user=actor if person else None)
+        held = lock_round(round_id, user=actor if person else None)
+        rnd = held.round
         if strict:
             require_round_driver(rnd=rnd, by=by, doing="close betting")
         if person:
@@ -117,19 +120,20 @@ def round_close_betting(*, round_id: int, actor=None, reason: str = "dealer", st
             return False
         if not strict and rnd.closes_at > timezone.now():
             return False
-        return _close(rnd, actor=actor, reason=reason, strict=strict)
+        return _close(held, actor=actor, reason=reason, strict=strict)
 
 
-def _close(rnd: Round, *, actor, reason: str, strict: bool) -> bool:
+def _close(held: Held, *, actor, reason: str, strict: bool) -> bool:
+    rnd = held.round
     now = timezone.now()
     closed_at = min(now, rnd.closes_at)
-    if not transition(round_id=rnd.pk, frm=S.BETTING, to=S.DEALING, actor=actor, action="betting_closed",
-                      data={"reason": reason}, table_id=rnd.table_id, closed_at=closed_at):
+    if not transition(held, frm=S.BETTING, to=S.DEALING, actor=actor, action="betting_closed",
+                      data={"reason": reason}, closed_at=closed_at):
         if strict:
             rnd.refresh_from_db()
             _refuse_not_open(rnd, "close betting")
         return False
-    stream.table_event(rnd.table_id, rnd.pk, events.BettingClosed(closed_at=closed_at.isoformat(), reason=reason))
+    stream.table_event(held, events.BettingClosed(closed_at=closed_at.isoformat(), reason=reason))
     if now >= rnd.closes_at:  # a due close (timer, sweep, first card, or a dealer after the deadline): how late
         lag = (now - rnd.closes_at).total_seconds()
         transaction.on_commit(lambda: metrics.CLOSE_LAG.observe(lag))
@@ -140,33 +144,16 @@ def _close(rnd: Round, *, actor, reason: str, strict: bool) -> bool:
 REFUSED_SCANS = ("invalid_card", "duplicate_card")  # what the integrity monitor counts (tables.hooks.card_refused)
 
 
-# Every card reads its round under the lock (with the dealer on shift at its table, for
-# tables.shifts.require_round_dealer), then its cards (a second statement: one that waited for the
-# lock would see the cards as they were when it started), and writes its card and the round's count
-# in one: written SQL, as the ORM spends more CPU building these statements than the database spends
-# running them (studio.sql).
-_ON_SHIFT = (f"(SELECT s.dealer_id FROM {Shift._meta.db_table} s "
-             f"WHERE s.table_id = {Round._meta.db_table}.table_id AND s.ended_at IS NULL)")
-_ROUND_LOCKED = f"SELECT {sql.columns(Round, ROUND_FIELDS)}, {_ON_SHIFT} FROM {Round._meta.db_table} WHERE id = %s FOR UPDATE"
+# Every card reads its round under the lock (tables.locking.lock_round, with the dealer on shift at
+# its table, for tables.shifts.require_round_dealer), then its cards (a second statement: one that
+# waited for the lock would see the cards as they were when it started), and writes its card and the
+# round's count in one: written SQL, as the ORM spends more CPU building these statements than the
+# database spends running them (studio.sql).
 _CARD_FIELDS = ["id", "round_id", "position", "side", "card", "dealt_at"]
 _CARD_INSERT_COUNTED = (
     f"WITH counted AS (UPDATE {Round._meta.db_table} SET cards_dealt = %s WHERE id = %s) "
     f"INSERT INTO {DealtCard._meta.db_table} ({sql.columns(DealtCard, _CARD_FIELDS[1:])}) "
     f"VALUES (%s, %s, %s, %s, %s) RETURNING {sql.columns(DealtCard, _CARD_FIELDS)}")
-
-
-def round_locked(*, round_id: int, user=None) -> Round:
-    """The round, locked until the caller's transaction ends, with `on_shift_id`: the user id of the
-    dealer on shift at its table (None when no one is). 404 if there is none, or if `user` (a person
-    acting on it) may not see its table (tables.access: no query for a public table's round)."""
-    row = sql.fetch_one(_ROUND_LOCKED, [round_id])
-    if row is None:
-        raise NotFound(NOT_FOUND["round"], code="not_found")
-    rnd = sql.instance(Round, ROUND_FIELDS, row[:-1])
-    rnd.on_shift_id = row[-1]
-    if user is not None:
-        require_round_visible(rnd=rnd, user=user)
-    return rnd
 
 
 def _card_insert(*, rnd: Round, position: int, side: str, card: str) -> DealtCard:
@@ -195,7 +182,8 @@ def card_deal(*, round_id: int, card: str, actor, by: str = PERSON) -> tuple[Dea
 
 def _card_deal(*, round_id: int, card: str, actor, by: str) -> tuple[DealtCard, bool]:
     with transaction.atomic():
-        rnd = round_locked(round_id=round_id, user=actor if by == PERSON else None)
+        held = lock_round(round_id, user=actor if by == PERSON else None)
+        rnd = held.round
         card = parse_card_field("card", card)
         require_round_driver(rnd=rnd, by=by, doing=f"deal {card}")
         if by == PERSON:
@@ -207,7 +195,7 @@ def _card_deal(*, round_id: int, card: str, actor, by: str) -> tuple[DealtCard, 
                     f"Betting is still open ({left:.0f} s left): close betting before dealing {card}.",
                     code="betting_open", extra={"status": rnd.status},
                 )
-            _close(rnd, actor=None, reason="first card", strict=True)
+            _close(held, actor=None, reason="first card", strict=True)
         if rnd.status != S.DEALING:
             _refuse_not_open(rnd, f"deal {card}")
         deal = round_deal(rnd)
@@ -220,36 +208,33 @@ def _card_deal(*, round_id: int, card: str, actor, by: str) -> tuple[DealtCard, 
             raise WrongMoment(str(exc), code="deal_finished", extra={"card": card}) from None
         position = len(deal.cards)
         dealt = _card_insert(rnd=rnd, position=position, side=side.value, card=card)
-        # Numbering the stream event locks the table's row, which the audit record needs before the
-        # chain's head (tables.transitions.audit): one statement does both.
-        stream.table_event(rnd.table_id, rnd.pk, events.CardDealt(
+        stream.table_event(held, events.CardDealt(
             position=position, side=side.value, card=card, next_side=deal.next_side.value if deal.next_side is not None else None,
             dealt_at=utc_ms(dealt.dealt_at)))
         # The event records the card's time too (the record's, to the microsecond): verify_audit
         # checks the row against it.
-        audit(round_id=rnd.pk, actor=actor, action="card", frm=rnd.status, to=rnd.status, table_id=rnd.table_id,
-              at=dealt.dealt_at, data={"position": position, "side": side.value, "card": card, "dealt_at": plain(dealt.dealt_at)},
-              table_locked=True)
+        audit(held, actor=actor, action="card", frm=rnd.status, to=rnd.status,
+              at=dealt.dealt_at, data={"position": position, "side": side.value, "card": card, "dealt_at": plain(dealt.dealt_at)})
         outcome = deal.outcome
         if outcome is None:
             return dealt, False
-        round_finish(rnd=rnd, outcome=outcome, actor=actor)
+        round_finish(held, outcome=outcome, actor=actor)
         return dealt, True
 
 
-def round_finish(*, rnd: Round, outcome: Outcome, actor) -> None:
+def round_finish(held: Held, *, outcome: Outcome, actor) -> None:
     """The deal has found its match (the last card dealt, or a correction while paused): the round
     is finished, the table told, and settlement follows (tables.hooks.round_finished). The caller
-    holds the round's lock and has just read it dealing."""
+    holds the round's locks (tables.locking.lock_round) and has just read it dealing."""
+    rnd = held.round
     winner, cards_dealt, match = outcome.winner.value, outcome.cards_dealt, str(outcome.match_card)
     now = timezone.now()
-    # The event first: numbering it locks the table's row, which the audit record needs before the
-    # chain's head (as for a card); a refused transition rolls the number back with the rest.
-    stream.table_event(rnd.table_id, rnd.pk, events.RoundFinished(winner=winner, cards_dealt=cards_dealt, match=match,
+    # A refused transition rolls the event's number back with the rest.
+    stream.table_event(held, events.RoundFinished(winner=winner, cards_dealt=cards_dealt, match=match,
                                                                    winning_spots=winning_spots(round_config(rnd), outcome)))
-    transition_or_refuse(round_id=rnd.pk, frm=S.DEALING, to=S.FINISHED, actor=actor, action="finished",
-                         data={"winner": winner, "cards_dealt": cards_dealt, "match": match}, table_id=rnd.table_id,
-                         table_locked=True, winner=winner, cards_dealt=cards_dealt, finished_at=now)
+    transition_or_refuse(held, frm=S.DEALING, to=S.FINISHED, actor=actor, action="finished",
+                         data={"winner": winner, "cards_dealt": cards_dealt, "match": match},
+                         winner=winner, cards_dealt=cards_dealt, finished_at=now)
     rnd.status, rnd.winner, rnd.cards_dealt, rnd.finished_at = S.FINISHED, winner, cards_dealt, now
     hooks.round_finished.send(sender=Round, rnd=rnd)
 
@@ -315,7 +300,8 @@ def table_update(*, table_id: int, changes: dict, actor, source: str) -> tuple[T
     if unknown:
         raise ValueError(f"table_update does not change {sorted(unknown)}")
     with transaction.atomic():
-        table = Table.objects.select_for_update().get(pk=table_id)
+        held = lock_table(table_id)
+        table = held.table
         old = {f: getattr(table, f) for f in LOGGED_FIELDS}
         for field, value in changes.items():
             setattr(table, field, value)
@@ -328,7 +314,7 @@ def table_update(*, table_id: int, changes: dict, actor, source: str) -> tuple[T
         records = [change_record(table_id=table.pk, actor=actor, source=source, field=f, old=old[f], new=getattr(table, f))
                    for f in changed]
         if "state" in changed or "state_reason" in changed:
-            stream.table_event(table.pk, None, events.TableState(state=table.state, reason=table.state_reason))
+            stream.table_event(held, events.TableState(state=table.state, reason=table.state_reason))
         if "virtual_dealer" in changed and table.virtual_dealer:
             shifts.shifts_end_at_table(table=table, actor=actor, source=source)
         return table, records

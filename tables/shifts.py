@@ -26,7 +26,7 @@ rule with the new round as the dealer's own (`shift_for_round`): at a table with
 starts the dealer's shift there, ending their shift elsewhere; where another dealer is on shift it
 is refused. A supervisor opens in their own shift if they are on shift there, else in none. The
 clock (the betting timer, the sweep) closes betting whoever is on shift. The shift is read in the
-statement that locks the round's row (tables.services.round_locked): no second query on a card's
+statement that locks the round's row (tables.locking.lock_round): no second query on a card's
 path, and an act that read the round before a sign-in committed is the outgoing dealer's last.
 
 Locks: the dealer's own user row first (FOR NO KEY UPDATE: it does not hold up the foreign-key
@@ -209,7 +209,7 @@ def require_round_dealer(*, rnd: Round, actor, doing: str) -> None:
     betting, dealing, correcting its cards, raising an incident on it or adding a note to one. A
     supervisor may; a dealer only on a person's round (else 409 `virtual_table`), and only while on
     shift at its table or, with no one on shift there, on a round they opened (else 409
-    `dealer_on_shift`). The dealer on shift is the one round_locked read with the round
+    `dealer_on_shift`). The dealer on shift is the one tables.locking.lock_round read with the round
     (`rnd.on_shift_id`), else read here. The actor's roles are read only when the shift does not
     already let them act."""
     if actor is None or not getattr(actor, "pk", None):

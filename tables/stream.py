@@ -4,8 +4,8 @@ tables/events.py; all are sent only after the transaction commits (a rolled-back
 nothing), and sending never raises.
 
 A table event takes the table's next sequence number inside the transaction (an UPDATE on the
-table row, which holds the row lock until commit, so events of one table are numbered in commit
-order with no gaps) and is published once to the table's group (`group_send`: with the Redis
+table row, whose lock its writer took in the order of tables.locking and holds until commit, so
+events of one table are numbered in commit order with no gaps) and is published once to the table's group (`group_send`: with the Redis
 pub/sub layer one PUBLISH, whatever the audience). The event is encoded to JSON here, once;
 consumers forward the text as is (tables/consumers.py). The message on the channel layer is
 
@@ -55,8 +55,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from studio import metrics, serverloop
-from studio.errors import require_transaction
 
+from .locking import Held, require_held
 from .events import TABLE_EVENTS, USER_EVENTS, TableEvent, UserEvent
 
 from .models import Table
@@ -162,7 +162,8 @@ def _send_batch(batch: _Batch) -> None:
 
 
 def _next_seq(table_id: int) -> tuple[int, str]:
-    """The table's next number, and the id of the transaction that takes it."""
+    """The table's next number, and the id of the transaction that takes it: an UPDATE of the
+    table's row, whose lock the caller holds (tables.locking)."""
     with connection.cursor() as cur:
         cur.execute(f"UPDATE {Table._meta.db_table} SET stream_seq = stream_seq + 1 WHERE id = %s "
                     "RETURNING stream_seq, pg_current_xact_id()::text", [table_id])
@@ -172,14 +173,16 @@ def _next_seq(table_id: int) -> tuple[int, str]:
     return row[0], row[1]
 
 
-def table_event(table_id: int, round_id: int | None, payload: TableEvent) -> None:
-    """Send `payload` to the table's watchers after commit, numbered with the table's next `seq`."""
+def table_event(held: Held, payload: TableEvent, *, round_id: int | None = None) -> None:
+    """Send `payload` to the watchers of the table `held` locks (tables.locking) after commit,
+    numbered with the table's next `seq`; of `held`'s round, or of `round_id` when given."""
     if type(payload) not in _TABLE_EVENTS:
         raise TypeError(f"not a table event: {payload!r}")
-    require_transaction("a table event (it belongs to the transaction that makes it true)")
+    require_held(held, what="a table event (it belongs to the transaction that makes it true)")
+    table_id = held.table_id
     seq, xid = _next_seq(table_id)
-    event = {"type": payload.name, "seq": seq, "table": table_id, "round": round_id, "at": timezone.now().isoformat(),
-             **payload.fields()}
+    event = {"type": payload.name, "seq": seq, "table": table_id, "round": held.round_id if round_id is None else round_id,
+             "at": timezone.now().isoformat(), **payload.fields()}
     batch = getattr(_open, "batch", None)
     if batch is None or batch.xid != xid:  # the transaction's first (a batch of one rolled back is left behind)
         batch = _open.batch = _Batch(xid)

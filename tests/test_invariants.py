@@ -24,6 +24,8 @@ from studio.http import WsgiHttp
 from tables import stream
 from tables.changes import change_record
 from tables.events import TableState
+from tables.locking import Held, lock_round, lock_table
+from tables.models import Round
 from tables.services import table_update
 from tables.transitions import transition
 
@@ -79,10 +81,12 @@ OUTSIDE = [
                                                 amount=Decimal("1"), idempotency_key=None)),
     ("a round's seamless moves", lambda: ledger.seamless_round_moves(round_id=1, kind="op_credit", version=1, moves=[], memo="")),
     ("the outbox", lambda: outbox.outbox_add([])),
-    ("a transition", lambda: transition(round_id=1, frm="betting", to="dealing", action="betting_closed")),
+    ("a transition", lambda: transition(Held(table_id=1, round=Round(pk=1)), frm="betting", to="dealing", action="betting_closed")),
+    ("a round's locks", lambda: lock_round(1)),
+    ("a table's locks", lambda: lock_table(1)),
     ("a chained record", lambda: chain.append("test", {"kind": "x"})),
     ("a chain's head held", lambda: chain.hold("test")),
-    ("a table event", lambda: stream.table_event(1, None, TableState(state="open", reason=""))),
+    ("a table event", lambda: stream.table_event(Held(table_id=1), TableState(state="open", reason=""))),
     ("the helper itself", lambda: require_transaction("this")),
 ]
 
@@ -106,7 +110,9 @@ def test_no_call_to_an_operators_wallet_is_made_inside_a_transaction():
     (lambda: ledger.round_entries(None, round_id=1, kind="win", credit="payout", statuses=("won", "paid"), house_id=1, version=1,
                                   now=None, memo=""), ValueError),
     (lambda: operator_wallet.call(operator=None, action="steal", body={}), ValueError),
-    (lambda: stream.table_event(1, None, {"type": "round.opened"}), TypeError),
+    (lambda: stream.table_event(Held(table_id=1), {"type": "round.opened"}), TypeError),
+    (lambda: stream.table_event(1, TableState(state="open", reason="")), TypeError),  # no locks: not numbered
+    (lambda: transition(1, frm="betting", to="dealing", action="betting_closed"), TypeError),
     (lambda: stream.user_events([(1, "bet.placed")]), TypeError),
     (lambda: supervisor_event({"type": "alert"}), TypeError),
     (lambda: change_record(table_id=1, actor=None, source="shell", field="name", old="a", new="b"), ValueError),
@@ -114,7 +120,7 @@ def test_no_call_to_an_operators_wallet_is_made_inside_a_transaction():
     (lambda: rollup_settlement(rnd=None, sign=2), ValueError),
     (lambda: rollup_count(rnd=None, jackpots=1), ValueError),
     (lambda: report(group="weather", filters=None), ValueError),
-], ids=["post-from-the-house", "post-player-to-player", "unknown-status", "unknown-action", "table-event-type", "personal-event-type",
+], ids=["post-from-the-house", "post-player-to-player", "unknown-status", "unknown-action", "table-event-type", "table-event-unlocked", "transition-unlocked", "personal-event-type",
         "supervisors-event-type", "change-source", "table-field", "rollup-sign", "rollup-counter", "report-group"])
 def test_each_check_refuses_what_its_callers_never_pass(call, error):
     with transaction.atomic():  # where a transaction is needed: only the check under test refuses

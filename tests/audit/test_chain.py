@@ -103,21 +103,24 @@ def test_an_append_costs_one_statement_and_a_chains_first_three():
 
 
 @pytest.mark.django_db
-def test_a_card_locks_its_tables_row_once_and_its_chains_head_after_it(table, dealer):
-    """Numbering the card's stream event locks the table's row (tables.stream), before the chain's
-    head (the lock order of audit.chain): no separate row lock. The head: one statement. Six
-    statements in all, besides BEGIN and COMMIT (the card's INSERT writes the round's count too)."""
+def test_a_card_takes_its_locks_in_the_documented_order_and_no_other(table, dealer):
+    """tables.locking: the round's row, the table's row, the chain's head, before anything is
+    written; the stream's counter and the audit record then take no lock of their own (the UPDATE
+    of the counter and the head's append find their rows held). Eight statements in all, besides
+    BEGIN and COMMIT (the card's INSERT writes the round's count too)."""
     rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
     round_close_betting(round_id=rnd.pk, actor=dealer)
     with CaptureQueriesContext(connection) as seen:
         card_deal(round_id=rnd.pk, card="2C", actor=dealer)
     statements = [q["sql"] for q in seen.captured_queries if not q["sql"].startswith(("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE SAVEPOINT"))]
-    assert not [sql for sql in statements if "FOR NO KEY UPDATE" in sql], statements
-    heads = [i for i, sql in enumerate(statements) if "audit_chainhead" in sql]
+    locks = [sql for sql in statements if " FOR " in sql]
+    assert [("tables_round" in s, "tables_table" in s, "audit_chainhead" in s) for s in locks] == [
+        (True, False, False), (False, True, False), (False, False, True)], statements
+    assert statements.index(locks[-1]) == 2, statements  # all three before any other statement
     counter = [i for i, sql in enumerate(statements) if "stream_seq" in sql]
-    assert len(heads) == 1, statements
-    assert len(counter) == 1 and counter[0] < heads[0], statements
-    assert len(statements) == 6, statements
+    append = [i for i, sql in enumerate(statements) if sql.startswith("UPDATE audit_chainhead")]
+    assert len(counter) == 1 and len(append) == 1 and counter[0] < append[0], statements
+    assert len(statements) == 8, statements
 
 
 @pytest.mark.django_db

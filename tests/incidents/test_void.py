@@ -8,13 +8,14 @@ from decimal import Decimal
 import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
-from django.db import connection
+from django.db import connection, transaction
 
 from bets.models import Bet, LedgerEntry
 from bets.settlement import round_resettle, round_settle
 from studio.errors import ApplicationError
 from tables import stream
 from incidents import services as incidents
+from tables.locking import lock_round
 from tables.models import Incident
 from tables.transitions import check_transition
 from tests.parallel import at_once
@@ -138,8 +139,8 @@ def test_a_voided_round_is_never_settled_again(dealer, supervisor, supervisor_ap
 
     assert round_settle(round_id=rnd.pk) is False
     assert settle_round(rnd.pk) is False and sweep_unsettled_rounds() == 0
-    with pytest.raises(ApplicationError) as refused:  # an explicit check, not an assert: it holds under python -O
-        round_resettle(rnd=fresh(rnd), actor=supervisor)
+    with pytest.raises(ApplicationError) as refused, transaction.atomic():  # an explicit check, not an assert: it holds under python -O
+        round_resettle(lock_round(rnd.pk), actor=supervisor)
     assert (refused.value.status, refused.value.code) == (409, "round_voided")
     with pytest.raises(ApplicationError):
         check_transition("voided", "settled")

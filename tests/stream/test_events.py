@@ -46,8 +46,10 @@ def test_names_are_unique_and_payloads_refuse_unknown_fields():
 def test_the_sender_takes_only_declared_payloads_of_the_right_kind(table):
     from django.db import transaction
 
+    from tables.locking import Held
+
     with transaction.atomic():
         with pytest.raises(TypeError):
-            stream.table_event(table.pk, None, events.BetPlaced(round=1, bet=1, spot="andar", amount="1.00", balance="1.00"))
+            stream.table_event(Held(table_id=table.pk), events.BetPlaced(round=1, bet=1, spot="andar", amount="1.00", balance="1.00"))
     with pytest.raises(TypeError):
         stream.user_event(1, events.CardDealt(position=1, side="andar", card="2H"))

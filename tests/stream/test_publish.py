@@ -11,6 +11,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from studio import http
+from tables.locking import lock_table
 from tables import events, stream
 
 TIMEOUT = 10
@@ -105,8 +106,9 @@ async def test_a_transactions_table_events_leave_after_its_commit_as_one_message
 
     def two_events(then_fail: bool):
         with transaction.atomic():
+            held = lock_table(table.pk)
             for state in ("closed", "open"):
-                stream.table_event(table.pk, None, events.TableState(state=state, reason=""))
+                stream.table_event(held, events.TableState(state=state, reason=""))
             if then_fail:
                 raise RuntimeError("rolled back")
 

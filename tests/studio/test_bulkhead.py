@@ -28,3 +28,35 @@ def test_a_place_is_given_back_when_the_call_fails(settings):
             raise RuntimeError("the call failed")
     with operator_share(operator_id=1, operator_code="slow"):
         assert in_use(1) == 1
+
+
+def _lock_timeout() -> str:
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("SHOW lock_timeout")
+        return cur.fetchone()[0]
+
+
+@pytest.mark.django_db
+def test_a_write_beyond_a_rounds_share_waits_for_locks_a_moment_only(settings, rf):
+    """Within the round's share a write waits for a lock as long as the connection's lock_timeout;
+    beyond it (the share of round 7 full), ROUND_SHARE_OVER_WAIT_MS; a read takes no place; the
+    connection's own lock_timeout is back after the write."""
+    from django.http import HttpResponse
+
+    from studio.bulkhead import ROUNDS, round_share
+
+    settings.ROUND_SHARE, settings.ROUND_SHARE_ALL, settings.ROUND_SHARE_OVER_WAIT_MS = 1, 2, 10
+    seen = []
+    view = round_share(lambda request, pk: seen.append((_lock_timeout(), ROUNDS.in_use(("round", pk)))) or HttpResponse(),
+                       lambda request, pk: ("round", pk))
+    default = _lock_timeout()
+    view(rf.post("/"), pk=7)
+    with ROUNDS.place(("round", 7)) as got:
+        assert got
+        view(rf.post("/"), pk=7)  # beyond round 7's share of one
+        view(rf.post("/"), pk=8)  # another round's share is its own
+        view(rf.get("/"), pk=7)  # a read takes no place
+    assert seen == [(default, 1), ("10ms", 1), (default, 1), (default, 1)]
+    assert _lock_timeout() == default != "10ms" and ROUNDS.in_use("all") == 0

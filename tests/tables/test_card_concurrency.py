@@ -13,10 +13,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def post_all(live_server, dealer):
+def post_all(live_server, dealer, settings):
     """post_all(url, bodies): POST every body at once, one client and one thread each; the answers in
     order. The live server's threads serving them take their connections from this process's pool:
-    room is made for them first (tests.parallel)."""
+    room is made for them first (tests.parallel). Eight consoles at one round are more than a
+    round's share of a process's threads (studio.bulkhead: those beyond it would be refused with 503
+    `busy` rather than wait for the lock, tests/tables/test_held_lock.py): here every one of them
+    may wait, so that they all meet at the round's lock."""
+    settings.ROUND_SHARE = settings.ROUND_SHARE_ALL = 16
     headers = {"Authorization": "Token " + token_issue(user=dealer).key}
 
     def run(url, bodies):

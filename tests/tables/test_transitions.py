@@ -8,6 +8,7 @@ from studio.errors import WrongMoment
 from tables.models import Round, RoundEvent, Table
 from tables.selectors import round_deal
 from tables.services import card_deal, round_close_betting, round_finish, round_open
+from tables.locking import Held, lock_round
 from tables.transitions import transition, transition_or_refuse
 
 pytestmark = pytest.mark.django_db
@@ -22,9 +23,10 @@ def test_a_transition_from_a_status_the_round_has_left_changes_nothing(dealer, t
     rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
     events = RoundEvent.objects.filter(round=rnd).count()
     with transaction.atomic():
-        assert transition(round_id=rnd.pk, frm=S.DEALING, to=S.FINISHED, action="finished") is False
+        held = lock_round(rnd.pk)
+        assert transition(held, frm=S.DEALING, to=S.FINISHED, action="finished") is False
         with pytest.raises(WrongMoment) as refused:
-            transition_or_refuse(round_id=rnd.pk, frm=S.DEALING, to=S.FINISHED, action="finished")
+            transition_or_refuse(held, frm=S.DEALING, to=S.FINISHED, action="finished")
     assert (refused.value.code, refused.value.extra, refused.value.status) == ("round_changed", {"status": "betting"}, 409)
     assert Round.objects.get(pk=rnd.pk).status == S.BETTING
     assert RoundEvent.objects.filter(round=rnd).count() == events
@@ -39,7 +41,7 @@ def test_finishing_a_round_that_moved_under_the_reader_is_refused_whole(dealer, 
     outcome = round_deal(read, ["2C", "KD"]).outcome
     before = seq(table)
     with pytest.raises(WrongMoment) as refused, transaction.atomic():
-        round_finish(rnd=read, outcome=outcome, actor=dealer)
+        round_finish(Held(table_id=read.table_id, round=read), outcome=outcome, actor=dealer)
     assert refused.value.code == "round_changed"
     after = Round.objects.get(pk=rnd.pk)
     assert (after.status, after.winner, after.finished_at) == (S.PAUSED, "", None)
