@@ -5,6 +5,8 @@
 # -U over the locked set), and the whole suite run there as `make test` runs it, on the services the
 # caller's DATABASE_URL / REDIS_URL name (neither set: its own throwaway PostgreSQL and Valkey).
 # It prints the versions it tried and the suite's result, and exits with the suite's status.
+# "Newest" is the newest that supports the Python the environment is made with (PYTHON, python3 by
+# default): e.g. PYTHON=python3.12 for a Django that needs it.
 # Not part of CI: an upgrade is a decision, this shows what it would break (docs/TESTING.md).
 #
 #   scripts/try_upgrades.sh                  # install, upgrade, run the suite, delete the scratch folder
@@ -23,7 +25,7 @@ for arg in "$@"; do
   case "$arg" in
     --install-only) install_only=1 ;;
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "try_upgrades: unknown argument $arg (--install-only, --keep)" >&2; exit 2 ;;
   esac
 done
@@ -44,7 +46,7 @@ cd "$scratch/src"
 say "HEAD $commit in $scratch/src"
 
 # The locked set, exactly as `make install` builds it (uv from the lock, every hash checked).
-make --no-print-directory install >/dev/null
+out="$(make --no-print-directory install 2>&1)" || { echo "$out"; say "the locked set did not install"; exit 1; }
 py="$scratch/src/.venv/bin/python"
 
 version() { "$py" -c 'import importlib.metadata as m, sys; print(m.version(sys.argv[1]))' "$1" 2>/dev/null || echo "-"; }
@@ -55,7 +57,9 @@ for p in "${PACKAGES[@]}"; do locked[$p]="$(version "$p")"; done
 # dependencies only where those require it; everything else stays as locked.
 pip=("${PYTHON:-python3}" -m pip --python "$py")
 "${pip[@]}" --version >/dev/null 2>&1 || { "$py" -m ensurepip >/dev/null && pip=("$py" -m pip); }
-"${pip[@]}" install -q -U "${REQUIREMENTS[@]}"
+# (A machine's pip may warn about index folders it is configured with but lacks: noise, left out.)
+"${pip[@]}" install -q -U "${REQUIREMENTS[@]}" 2>&1 | { grep -v "^WARNING: Location '" || true; }
+[ "${PIPESTATUS[0]}" = 0 ] || { say "the upgrade did not install"; exit 1; }
 
 echo
 printf '%-22s %-12s %s\n' "package" "locked" "tried"
