@@ -87,7 +87,7 @@ make --no-print-directory test \
   2>&1 | tee "$scratch/suite.log"
 status=${PIPESTATUS[0]}
 set -e
-summary="$(grep -E '^=+ .*(passed|failed|error).* =+$' "$scratch/suite.log" | tail -n 1 || true)"
+summary="$(grep -E '^=+ .*(passed|failed|error).* =+$' "$scratch/suite.log" | tail -n 1 | sed -E 's/^=+ | =+$//g' || true)"
 
 echo
 say "tried on HEAD $commit:"
