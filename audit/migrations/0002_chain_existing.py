@@ -11,7 +11,7 @@
 # batches; memory holds a batch and each chain's last (seq, hash). Rows already chained are left as
 # they are (their chain continues from its head), so running it again changes nothing. The columns a
 # record is hashed over are written out here, as they were when it ran (the models' CHAINED_COLUMNS).
-# A long history may need DB_STATEMENT_TIMEOUT_MS=0 (README).
+# A long history may need DB_STATEMENT_TIMEOUT_MS=0 (docs/DEPLOYMENT.md).
 import heapq
 from datetime import datetime
 
