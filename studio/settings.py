@@ -350,7 +350,7 @@ SEAMLESS_SHARE_ALL = env_int("SEAMLESS_SHARE_ALL", max(1, HTTP_THREADS - 2))
 # its share of the threads, and the others keep answering everyone else.
 ROUND_SHARE = env_int("ROUND_SHARE", max(1, HTTP_THREADS // 2))
 ROUND_SHARE_ALL = env_int("ROUND_SHARE_ALL", max(1, HTTP_THREADS - 2))
-ROUND_SHARE_OVER_WAIT_MS = env_int("ROUND_SHARE_OVER_WAIT_MS", 250)
+ROUND_SHARE_OVER_WAIT_MS = env_int("ROUND_SHARE_OVER_WAIT_MS", 10)
 for _name in ("HTTP_THREADS", "SEAMLESS_SHARE", "SEAMLESS_SHARE_ALL", "ROUND_SHARE", "ROUND_SHARE_ALL", "ROUND_SHARE_OVER_WAIT_MS"):
     if globals()[_name] < 1:
         raise ImproperlyConfigured(f"{_name} must be at least 1")

@@ -62,11 +62,15 @@ class Caller:
 
 
 @pytest.fixture
-def http(live_server):
+def http(live_server, settings):
     """http(user) -> a connected Caller, http(u1, u2, ...) -> a list of them (connected 8 at a time,
     within the server's backlog, and within what the pool lends the server's threads). All are
     closed at the end, so the server threads end (and close their database connections) before the
-    test database is flushed."""
+    test database is flushed. The races here are more requests at one round than a round's share of
+    a process's threads (studio.bulkhead: those beyond it wait for a lock only a moment, then 503
+    `busy`, tests/tables/test_held_lock.py): here every one of them may wait, so that they meet at
+    the round's and the wallet's locks, which is what these tests are about."""
+    settings.ROUND_SHARE = settings.ROUND_SHARE_ALL = 16
     made = []
 
     def connect(*users):
