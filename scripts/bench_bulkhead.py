@@ -29,60 +29,23 @@ import threading
 import time
 from pathlib import Path
 
-import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import http_load  # noqa: E402
+from bench_neighbours import betting_clients, measure_others  # noqa: E402
 from bench_common import (  # noqa: E402
-    Server, add_common_arguments, create_database, django_setup, drop_database, ledger_checks, machine, make_players, percentile,
-    pg_version, print_table, purge_celery_messages, require_postgres_url, require_redis_url, server_env,
+    Server, add_common_arguments, create_database, django_setup, drop_database, ledger_checks, machine,
+    make_players, pg_version, print_table, purge_celery_messages, require_postgres_url, require_redis_url,
+    server_env,
 )
 from bench_seamless import SECRET, seamless_players, start_wallet  # noqa: E402
 
 CHIPS = 1_000_000
 TARGET_P99_MS = 1000.0
 THREADS = 8
-
-
-def slow_bets(url: str, tokens: list[str], round_id: int, stop: threading.Event, counts: dict) -> list[threading.Thread]:
-    """One thread per token, each sending its bets one after the other until `stop`, as a client would."""
-    body = {"spot": "andar", "amount": "10"}
-    lock = threading.Lock()
-
-    def count(key: str) -> None:
-        with lock:
-            counts[key] = counts.get(key, 0) + 1
-
-    def client(token: str) -> None:
-        with httpx.Client(base_url=url, headers={"Authorization": f"Token {token}"}, timeout=30, trust_env=False) as http:
-            while not stop.is_set():
-                try:
-                    answer = http.post(f"/api/rounds/{round_id}/bets/", json=body)
-                except httpx.HTTPError:
-                    count("failed")
-                    continue
-                count("placed" if answer.status_code == 201 else ("busy" if answer.status_code == 503 else f"{answer.status_code}"))
-                if answer.status_code == 503:
-                    stop.wait(float(answer.headers.get("Retry-After", "1")))
-
-    threads = [threading.Thread(target=client, args=(token,), daemon=True) for token in tokens]
-    for thread in threads:
-        thread.start()
-    return threads
-
-
-def measure(url: str, rate: float, seconds: float, read: bytes, bets: list[bytes]) -> dict:
-    """The reads and the internal bets, paced together (half each), latency from when each was due."""
-    def make(c, k):
-        return read if k % 2 == 0 else bets[(c * 1000 + k) % len(bets)]
-
-    clients = 4
-    result = http_load.drive(url, clients, make, count=int(rate * seconds), rate=rate, max_seconds=seconds * 4 + 30)
-    ms = sorted(x * 1000 for x in result.latencies)
-    return {"n": len(ms), "p50": percentile(ms, 50), "p99": percentile(ms, 99), "max": ms[-1] if ms else 0.0, "errors": dict(result.errors)}
 
 
 def main() -> int:
@@ -131,9 +94,9 @@ def main() -> int:
                 stop, counts, threads = threading.Event(), {}, []
                 loaded = time.monotonic()
                 if slow:
-                    threads = slow_bets(server.url, [p[2] for p in seamless], slow_round.pk, stop, counts)
+                    threads = betting_clients(server.url, [p[2] for p in seamless], slow_round.pk, stop, counts)
                     time.sleep(args.latency_ms / 1000 + 1)  # every client has a bet waiting or refused by now
-                results[name] = measure(server.url, args.rate, args.seconds, read, bets)
+                results[name] = measure_others(server.url, args.rate, args.seconds, read, bets)
                 elapsed = time.monotonic() - loaded
                 stop.set()
                 for thread in threads:
