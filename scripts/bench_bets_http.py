@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import http_load  # noqa: E402
 from bench_common import (  # noqa: E402
+    make_dealer,
     Server, add_common_arguments, cpu_seconds, add_server_arguments, create_database, django_setup, drop_database, ledger_checks, machine, make_players,
     parse_server_env, percentile, pg_version, print_table, purge_celery_messages, require_postgres_url, require_redis_url, server_env,
 )
@@ -104,8 +105,6 @@ def main() -> int:
     db_name = urlsplit(db_url).path.lstrip("/")
     django_setup(db_url, redis_url)
     import psycopg
-    from django.core.management import call_command
-    from django.contrib.auth import get_user_model
     from django.db import connection
 
     from bets.models import Bet
@@ -113,8 +112,7 @@ def main() -> int:
     from tables.services import round_open
 
     print(f"Machine: {machine()}, {pg_version()}; load average {os.getloadavg()[0]:.2f}; database {db_name}", flush=True)
-    call_command("studio_user", "bench_dealer", "--role", "dealer", "--password", "bench-dealer-pw", stdout=open(os.devnull, "w"))
-    dealer = get_user_model().objects.get(username="bench_dealer")
+    dealer = make_dealer()
     players = make_players(args.players, CHIPS, tokens=True)
     table = Table.objects.create(name="Bench bets", betting_seconds=3600, min_bet=1, max_bet=10_000_000)
     rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)

@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_common import (  # noqa: E402
+    make_dealer,
     LATENCY_HEADERS, Server, add_common_arguments, add_server_arguments, parse_server_env, create_database, django_setup, drop_database, latency_row, machine,
     like_the_server, percentile, pg_version, print_table, purge_celery_messages, require_postgres_url, require_redis_url, server_env,
 )
@@ -124,7 +125,6 @@ def main() -> int:
     db_url = create_database(url, "bench_cards")
     django_setup(db_url, redis_url)
     import httpx
-    from django.core.management import call_command
     from django.db import connection
     from accounts.tokens import token_issue
 
@@ -132,10 +132,7 @@ def main() -> int:
 
     print(f"Machine: {machine()}, {pg_version()}; load average {os.getloadavg()[0]:.2f}; database bench_cards; "
           f"{args.cards} cards each way", flush=True)
-    call_command("studio_user", "bench_dealer", "--role", "dealer", "--password", "bench-dealer-pw", stdout=open(os.devnull, "w"))
-    from django.contrib.auth import get_user_model
-
-    dealer = get_user_model().objects.get(username="bench_dealer")
+    dealer = make_dealer()
     token = token_issue(user=dealer).key
     http_table = Table.objects.create(name="Bench cards HTTP", betting_seconds=600)
     local_table = Table.objects.create(name="Bench cards in-process", betting_seconds=600)

@@ -338,6 +338,16 @@ def copy_rows(table: str, columns: list[str], rows) -> None:
             copy.write_row(row)
 
 
+def make_dealer():
+    """The benchmarks' dealer (`bench_dealer`), made through the studio_user command as an operator
+    would: the user."""
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    call_command("studio_user", "bench_dealer", "--role", "dealer", "--password", "bench-dealer-pw", stdout=open(os.devnull, "w"))
+    return get_user_model().objects.get(username="bench_dealer")
+
+
 def make_players(n: int, chips: int, *, tokens: bool = False) -> list[tuple[int, int, str]]:
     """n players (bench_p00000...) in the player group, each with a wallet of `chips` play chips
     issued by the mint through the ledger (an ISSUE pair per wallet, as `studio_user --chips` does),

@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import http_load  # noqa: E402
 from bench_neighbours import betting_clients, measure_others  # noqa: E402
 from bench_common import (  # noqa: E402
+    make_dealer,
     Server, add_common_arguments, create_database, django_setup, drop_database, ledger_checks, machine,
     make_players, pg_version, print_table, purge_celery_messages, require_postgres_url, require_redis_url,
     server_env,
@@ -61,16 +62,13 @@ def main() -> int:
     url, redis_url = require_postgres_url(), require_redis_url()
     db_url = create_database(url, "bench_locks")
     django_setup(db_url, redis_url)
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.db import connection
 
     from tables.models import Round, Table
     from tables.services import round_open
 
     print(f"Machine: {machine()}, {pg_version()}; load average {os.getloadavg()[0]:.2f}", flush=True)
-    call_command("studio_user", "bench_dealer", "--role", "dealer", "--password", "bench-dealer-pw", stdout=open(os.devnull, "w"))
-    dealer = get_user_model().objects.get(username="bench_dealer")
+    dealer = make_dealer()
     players = make_players(args.waiting + 200, CHIPS, tokens=True)
     others, waiting = players[:200], players[200:]
     other_table = Table.objects.create(name="Bench others", betting_seconds=36000, min_bet=1, max_bet=10_000_000)

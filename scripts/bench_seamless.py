@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import http_load  # noqa: E402
 from bench_common import (  # noqa: E402
+    make_dealer,
     Server, add_common_arguments, add_server_arguments, cpu_seconds, create_database, django_setup, drop_database, ledger_checks, machine, make_players,
     parse_server_env, percentile, pg_version, print_table, purge_celery_messages, require_postgres_url, require_redis_url, server_env,
 )
@@ -114,8 +115,6 @@ def main() -> int:
     url, redis_url = require_postgres_url(), require_redis_url()
     db_url = create_database(url, "bench_seamless")
     django_setup(db_url, redis_url)
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.db import connection
 
     from accounts.operators import operator_set
@@ -125,8 +124,7 @@ def main() -> int:
 
     print(f"Machine: {machine()}, {pg_version()}; load average {os.getloadavg()[0]:.2f}", flush=True)
     wallet, wallet_url = start_wallet(args.latency_ms)
-    call_command("studio_user", "bench_dealer", "--role", "dealer", "--password", "bench-dealer-pw", stdout=open(os.devnull, "w"))
-    dealer = get_user_model().objects.get(username="bench_dealer")
+    dealer = make_dealer()
     players = make_players(2 * args.players, CHIPS, tokens=True)
     internal, seamless = players[:args.players], players[args.players:]
     operator = operator_set(code="bench", wallet="seamless", wallet_url=wallet_url, secret=SECRET, currency="INR")[0]

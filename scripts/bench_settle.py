@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_common import (  # noqa: E402
+    make_dealer,
     CpuClock, add_common_arguments, copy_rows, create_database, django_setup, drop_database, ledger_checks, machine, make_players,
     pg_version, print_table, purge_celery_messages, require_postgres_url, require_redis_url, timed,
 )
@@ -232,8 +233,6 @@ def main() -> int:
     # Tasks go to a broker nobody consumes (no worker runs), so the match does not settle the round
     # behind our back; they are removed at the end.
     django_setup(db_url, redis_url, LOG_LEVEL="ERROR", DB_STATEMENT_TIMEOUT_MS="0")  # builds 100,000 bets in a few statements
-    from django.core.management import call_command
-    from django.contrib.auth import get_user_model
     from django.db import connection
 
     from tables.models import Table
@@ -242,8 +241,7 @@ def main() -> int:
     print(f"Machine: {machine()}, {pg_version()}; load average {os.getloadavg()[0]:.2f}; database bench_settle", flush=True)
     try:
         print(f"Setting up {args.players} players and two rounds of {n_bets} bets (set-based):", flush=True)
-        call_command("studio_user", "bench_dealer", "--role", "dealer", "--password", "bench-dealer-pw", stdout=open(os.devnull, "w"))
-        dealer = get_user_model().objects.get(username="bench_dealer")
+        dealer = make_dealer()
         table = Table.objects.create(name="Bench settle", betting_seconds=600)
         with timed(f"{args.players} players, wallets and ISSUE entries"):
             players = make_players(args.players, CHIPS)

@@ -30,10 +30,14 @@ def sql(statement: str, params=()) -> None:
         cur.execute(statement, params)
 
 
-def behind_the_back() -> None:
-    """Someone with the database's superuser: the ledger's append-only trigger (bets migration 0005)
-    off for this transaction, as `session_replication_role = replica` turns every trigger off."""
-    sql("SET LOCAL session_replication_role = replica")
+def behind_the_back(*statements: tuple[str, list]) -> None:
+    """Someone with the database's superuser runs `statements` in one transaction: the ledger's
+    append-only trigger (bets migration 0005) off for it, as `session_replication_role = replica`
+    turns every trigger off."""
+    with transaction.atomic():
+        sql("SET LOCAL session_replication_role = replica")
+        for statement, params in statements:
+            sql(statement, params)
 
 
 def winning_bet(world) -> Bet:
@@ -41,16 +45,16 @@ def winning_bet(world) -> Bet:
 
 
 def balanced_edit(bet: Bet) -> None:
-    """The issue's edit: +1,000.00 on the bet's win entry, -1,000.00 on the house's, the same on the
+    """A balanced edit: +1,000.00 on the bet's win entry, -1,000.00 on the house's, the same on the
     bet's payout and the player's balance (the house keeps no balance of its own), in one transaction."""
     entry = LedgerEntry.objects.filter(bet=bet, kind="win", account_id=bet.account_id).order_by("-version").first()
     house = LedgerEntry.objects.filter(round_id=bet.round_id, kind="win", bet__isnull=True, version=entry.version).get()
-    with transaction.atomic():
-        behind_the_back()
-        sql("UPDATE bets_ledgerentry SET amount = amount + %s WHERE id = %s", [THOUSAND, entry.pk])
-        sql("UPDATE bets_ledgerentry SET amount = amount - %s WHERE id = %s", [THOUSAND, house.pk])
-        sql("UPDATE bets_bet SET payout = payout + %s WHERE id = %s", [THOUSAND, bet.pk])
-        sql("UPDATE bets_account SET balance = balance + %s WHERE id = %s", [THOUSAND, entry.account_id])
+    behind_the_back(
+        ("UPDATE bets_ledgerentry SET amount = amount + %s WHERE id = %s", [THOUSAND, entry.pk]),
+        ("UPDATE bets_ledgerentry SET amount = amount - %s WHERE id = %s", [THOUSAND, house.pk]),
+        ("UPDATE bets_bet SET payout = payout + %s WHERE id = %s", [THOUSAND, bet.pk]),
+        ("UPDATE bets_account SET balance = balance + %s WHERE id = %s", [THOUSAND, entry.account_id]),
+    )
 
 
 def ledger_whole() -> bool:
@@ -83,9 +87,9 @@ def test_a_balanced_edit_of_a_payout_is_named_by_verify_audit_and_the_record(wor
 def test_an_entry_edited_alone_is_named_against_its_bet(world):
     bet = winning_bet(world)
     entry = LedgerEntry.objects.filter(bet=bet, kind="win", account_id=bet.account_id).order_by("-version").first()
-    with transaction.atomic():
-        behind_the_back()
-        sql("UPDATE bets_ledgerentry SET amount = amount + 500 WHERE id = %s", [entry.pk])
+    behind_the_back(
+        ("UPDATE bets_ledgerentry SET amount = amount + 500 WHERE id = %s", [entry.pk]),
+    )
     code, output = verify_audit()
     [line] = broken_lines(output)
     assert f"Bet {bet.pk}" in line and "wallet differs from its bets" in line, line
@@ -94,10 +98,10 @@ def test_an_entry_edited_alone_is_named_against_its_bet(world):
 def test_a_stake_edited_with_its_entry_is_named_against_the_chained_totals(world):
     bet = Bet.objects.filter(round=world.settled, status="lost").order_by("id").first()
     entry = LedgerEntry.objects.get(bet=bet, kind="bet", account_id=bet.account_id)
-    with transaction.atomic():  # the stake and its entry agree, and a lost bet pays nothing whatever its stake
-        behind_the_back()
-        sql("UPDATE bets_bet SET amount = amount - 1000 WHERE id = %s", [bet.pk])
-        sql("UPDATE bets_ledgerentry SET amount = amount + 1000 WHERE id = %s", [entry.pk])
+    behind_the_back(  # the stake and its entry agree, and a lost bet pays nothing whatever its stake
+        ("UPDATE bets_bet SET amount = amount - 1000 WHERE id = %s", [bet.pk]),
+        ("UPDATE bets_ledgerentry SET amount = amount + 1000 WHERE id = %s", [entry.pk]),
+    )
     code, output = verify_audit()
     [line] = broken_lines(output)
     assert f"Round {bet.round_id}" in line and "bets differ from the chained totals" in line, line
@@ -106,10 +110,10 @@ def test_a_stake_edited_with_its_entry_is_named_against_the_chained_totals(world
 
 def test_a_deleted_bet_is_named_against_the_chained_totals(world):
     bet = Bet.objects.filter(round=world.voided).order_by("id").first()
-    with transaction.atomic():
-        behind_the_back()
-        sql("DELETE FROM bets_ledgerentry WHERE bet_id = %s", [bet.pk])
-        sql("DELETE FROM bets_bet WHERE id = %s", [bet.pk])
+    behind_the_back(
+        ("DELETE FROM bets_ledgerentry WHERE bet_id = %s", [bet.pk]),
+        ("DELETE FROM bets_bet WHERE id = %s", [bet.pk]),
+    )
     code, output = verify_audit()
     [line] = broken_lines(output)
     assert f"Round {world.voided.pk}" in line and "bets differ from the chained totals" in line, line

@@ -175,16 +175,22 @@ async def test_a_streamed_response_goes_out_chunk_by_chunk():
     assert send.messages[-1] == {"type": "http.response.body", "body": b""}
 
 
-async def test_a_client_that_stops_reading_ends_the_response_and_frees_the_thread():
-    produced = []
-    response = Streamed(10_000, produced)
-
+def csv_export(response):
+    """A WSGI application streaming `response` as a CSV export, and answering /healthz with `ok`."""
     def app(environ, start_response):
         if environ["PATH_INFO"] == "/healthz":
             start_response("200 OK", [])
             return [b"ok"]
         start_response("200 OK", [("Content-Type", "text/csv")])
         return response
+    return app
+
+
+async def test_a_client_that_stops_reading_ends_the_response_and_frees_the_thread():
+    produced = []
+    response = Streamed(10_000, produced)
+
+    app = csv_export(response)
 
     stalled = asyncio.Event()
 
@@ -218,12 +224,7 @@ async def test_a_connection_that_fails_while_a_response_goes_out_frees_the_threa
     produced = []
     response = Streamed(100, produced)
 
-    def app(environ, start_response):
-        if environ["PATH_INFO"] == "/healthz":
-            start_response("200 OK", [])
-            return [b"ok"]
-        start_response("200 OK", [("Content-Type", "text/csv")])
-        return response
+    app = csv_export(response)
 
     async def send(message):
         raise OSError("the connection is gone")
