@@ -17,4 +17,5 @@ FORMAT: str = script.FORMAT
 UNKNOWN = script.UNKNOWN
 check = script.check  # check(record) -> the problems found (empty: it verifies)
 replay = script.replay  # replay(forms) -> what a round's events say
+check_multipliers = script.check_multipliers  # a multiplier round shown against its replayed events
 ms = script.ms

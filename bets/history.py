@@ -9,6 +9,7 @@ from decimal import Decimal
 from django.db.models import Count, QuerySet, Sum
 
 from tables.models import DealtCard, Round, RoundEvent
+from tables.selectors import applied_multiplier, round_multiplied
 
 from .models import Bet
 
@@ -31,6 +32,7 @@ def my_rounds_detail(player, rounds: list[Round]) -> list[dict]:
         reasons[round_id] = data.get("reason", "")
     rows = []
     for rnd in rounds:
+        multiplied = round_multiplied(rnd)
         placed = [bet for bet in bets[rnd.pk] if bet.status != Bet.Status.CANCELLED]
         staked = sum((bet.amount for bet in placed), Decimal("0"))
         returned = sum((bet.payout for bet in placed), Decimal("0"))
@@ -39,8 +41,9 @@ def my_rounds_detail(player, rounds: list[Round]) -> list[dict]:
             "round": rnd.pk, "table": rnd.table_id, "status": rnd.status, "opened_at": rnd.opened_at,
             "joker": rnd.joker, "first_side": rnd.first_side, "winner": rnd.winner or None,
             "cards": cards[rnd.pk],
-            "bets": [{"bet": bet.pk, "spot": bet.spot, "amount": bet.amount, "status": bet.status, "payout": bet.payout}
-                     for bet in bets[rnd.pk]],
+            "multipliers": rnd.multipliers,
+            "bets": [{"bet": bet.pk, "spot": bet.spot, "amount": bet.amount, "status": bet.status, "payout": bet.payout,
+                      **applied_multiplier(multiplied, bet.spot, bet.status)} for bet in bets[rnd.pk]],
             "staked": staked, "returned": returned if done else None, "net": returned - staked if done else None,
             "void_reason": reasons.get(rnd.pk) if rnd.status == Round.Status.VOIDED else None,
         })

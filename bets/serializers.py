@@ -76,6 +76,7 @@ class _MyBetSerializer(serializers.Serializer):
     amount = money_field()
     status = serializers.CharField()
     payout = money_field(help_text="What came back: stake and winnings, the stake refunded, or 0.")
+    multiplier = serializers.IntegerField(required=False, help_text="A won bet on a spot the round's multipliers drew: what its winnings were multiplied by.")
 
 
 class _MyCardSerializer(serializers.Serializer):
@@ -93,6 +94,8 @@ class MyRoundSerializer(serializers.Serializer):
     first_side = serializers.CharField()
     winner = serializers.CharField(allow_null=True)
     cards = _MyCardSerializer(many=True, help_text="In the order dealt.")
+    multipliers = serializers.ListField(child=serializers.DictField(), allow_null=True,
+                                        help_text='A table with random multipliers: the round\'s drawn [{"spot", "multiplier"}] once betting closed; else null.')
     bets = _MyBetSerializer(many=True, help_text="Your bets in the round, cancelled ones included.")
     staked = money_field(help_text="Your stakes, cancelled bets left out.")
     returned = money_field(allow_null=True, help_text="Everything that came back, once the round is settled or voided.")

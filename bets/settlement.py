@@ -22,7 +22,7 @@ from tables.events import BetSettled, RoundSettled
 from engine import spot_odds_for
 from tables.locking import Held, lock_round
 from tables.models import Round
-from tables.selectors import round_config, round_deal, round_totals
+from tables.selectors import applied_multiplier, multiplied_of, round_config, round_deal, round_multiplied, round_totals
 from tables.transitions import transition_or_refuse
 
 from . import seamless
@@ -133,7 +133,7 @@ def _settle(held: Held, *, frm: str, action: str, actor=None, version: int | Non
     version = version or rnd.settlement_version + 1
     outcome = round_deal(rnd).outcome
     config = round_config(rnd)
-    odds = spot_odds_for(config, outcome)
+    odds = spot_odds_for(config, outcome, round_multiplied(rnd))  # a re-settlement keeps the round's drawn multipliers
     unit = to_minor(config.chip_unit)
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     house = house_account(rnd.settings["currency"])
@@ -176,12 +176,14 @@ def _settle(held: Held, *, frm: str, action: str, actor=None, version: int | Non
 def notify_players(*, round_id: int) -> int:
     """After commit: each player's result of the round, as one personal `bet.settled` message."""
     per_player: dict[int, dict] = {}
+    multiplied = multiplied_of(Round.objects.filter(pk=round_id).values_list("multipliers", flat=True).first())
     rows = Bet.objects.filter(round_id=round_id, status__in=[Bet.Status.WON, Bet.Status.LOST]).values_list(
         "player_id", "id", "spot", "amount", "status", "payout", "account__balance", "account__operator_id")
     for player_id, bet_id, spot, amount, status, payout, balance, operator_id in rows.iterator(chunk_size=5000):
         shown = None if operator_id is not None else str(balance)  # a seamless player's balance is the operator's
         entry = per_player.setdefault(player_id, {"round": round_id, "bets": [], "payout": 0, "staked": 0, "balance": shown})
-        entry["bets"].append({"bet": bet_id, "spot": spot, "amount": str(amount), "status": status, "payout": str(payout)})
+        entry["bets"].append({"bet": bet_id, "spot": spot, "amount": str(amount), "status": status, "payout": str(payout),
+                              **applied_multiplier(multiplied, spot, status)})
         entry["payout"] += payout
         entry["staked"] += amount
     events = []

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 
 from .errors import InvalidConfig
+from .multipliers import Multipliers
 
 
 class Side(StrEnum):
@@ -65,6 +66,36 @@ PAYTABLES: dict[Paytable, tuple[tuple[int, int, Decimal], ...]] = {
 CENT = Decimal("0.01")
 
 
+class Spot(StrEnum):
+    """The fixed spots. Card count spots are plain strings ``count_LO_HI`` (see count_spot)."""
+
+    ANDAR = "andar"
+    BAHAR = "bahar"
+    FIRST_ANDAR = "first_andar"
+    FIRST_BAHAR = "first_bahar"
+    FIRST_THREE = "first_three"
+
+
+def count_spot(lo: int, hi: int) -> str:
+    return f"count_{lo}_{hi}"
+
+
+# paytable -> {spot name: (lo, hi, odds)}
+COUNT_BOXES: dict[Paytable, dict[str, tuple[int, int, Decimal]]] = {
+    table: {count_spot(lo, hi): (lo, hi, odds) for lo, hi, odds in boxes} for table, boxes in PAYTABLES.items()
+}
+
+
+def offered_spots(config: TableConfig) -> list[str]:
+    """Display order: main bets, then (classic only) first andar/bahar/three, then card count."""
+    spots = [Spot.ANDAR.value, Spot.BAHAR.value]
+    if config.mode is Mode.CLASSIC:
+        spots += [s.value for s in (Spot.FIRST_ANDAR, Spot.FIRST_BAHAR, Spot.FIRST_THREE) if s in config.side_bets]
+    if "card_count" in config.side_bets:
+        spots += list(COUNT_BOXES[config.card_count_paytable])
+    return spots
+
+
 def decimal_text(value: Decimal) -> str:
     """Shortest plain text of a decimal: 0.90 -> "0.9", 800 -> "800", 1.00 -> "1"."""
     return format(value.normalize(), "f")
@@ -109,6 +140,7 @@ class TableConfig:
     side_bets: frozenset[str] = frozenset(SIDE_BETS)
     card_count_paytable: Paytable = Paytable.LIVE
     chip_unit: Decimal = Decimal("1")
+    multipliers: Multipliers | None = field(default=None)  # the "Super" tables' random multipliers (engine.multipliers)
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -126,6 +158,14 @@ class TableConfig:
                 f"chip_unit must be positive and a whole number of hundredths, not {chip_unit}", field="chip_unit"
             )
         set_(self, "chip_unit", Decimal(decimal_text(chip_unit)))  # "1.00" -> 1
+        multipliers = Multipliers.from_value(self.multipliers)
+        if multipliers is not None:
+            offered = offered_spots(self)
+            unknown = [spot for spot in multipliers.spots if spot not in offered]
+            if unknown:
+                raise InvalidConfig(f"multipliers: {', '.join(unknown)} not offered at this table (offered: {', '.join(offered)})",
+                                    field="multipliers")
+        set_(self, "multipliers", multipliers)
 
     @classmethod
     def from_dict(cls, data: Mapping) -> TableConfig:
@@ -140,7 +180,9 @@ class TableConfig:
         return cls(**data)
 
     def to_dict(self) -> dict:
-        return {
+        """JSON-safe; `multipliers` only on a table that has them, so that the rules of a table
+        without them read (and hash, reports.rollup) the same as before the setting existed."""
+        data = {
             "first_card": self.first_card.value,
             "mode": self.mode.value,
             "commission": decimal_text(self.commission),
@@ -148,7 +190,17 @@ class TableConfig:
             "card_count_paytable": self.card_count_paytable.value,
             "chip_unit": decimal_text(self.chip_unit),
         }
+        if self.multipliers is not None:
+            data["multipliers"] = self.multipliers.to_dict()
+        return data
 
 
 # The settings that make up a TableConfig: what a round's snapshot of its table must hold to be replayed.
 CONFIG_KEYS = tuple(f.name for f in fields(TableConfig))
+OPTIONAL_KEYS = frozenset({"multipliers"})  # absent from a snapshot that has none
+
+
+def rules_of(settings: Mapping) -> dict:
+    """The engine's part of a round's (or a table's) settings, as TableConfig.to_dict gives it: the
+    optional settings only where set."""
+    return {k: settings[k] for k in CONFIG_KEYS if k in settings and not (k in OPTIONAL_KEYS and settings[k] is None)}

@@ -22,9 +22,9 @@ from itertools import combinations
 from math import comb, floor
 
 from .cards import FULL_PACK
-from .config import FirstCard, Side, TableConfig
+from .config import FirstCard, Side, TableConfig, offered_spots
 from .deal import MAX_CARDS, ThreeCardHand, three_card_hand
-from .spots import Facts, offered_spots, pays
+from .spots import Facts, pays
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,9 @@ class SpotOdds:
     spot: str
     probability: Fraction  # P(the bet wins)
     payout: Decimal  # odds of the most likely winning case
-    rtp: Fraction  # expected return per unit staked: sum of p * (1 + odds)
+    rtp: Fraction  # expected return per unit staked: sum of p * (1 + odds x the spot's expected multiplier factor)
     outcomes: tuple[tuple[Fraction, Decimal], ...]  # (probability, odds) per distinct odds, likeliest first
+    rtp_without_multipliers: Fraction | None = None  # the same without the table's multipliers (None: the spot has none)
 
     @property
     def rtp_percent(self) -> str:
@@ -98,16 +99,30 @@ def _odds(config: TableConfig) -> tuple[SpotOdds, ...]:
     result = []
     for spot in spots:
         outcomes = tuple(sorted(((p, o) for o, p in cases[spot].items()), key=lambda c: (-c[0], c[1])))
+        probability = sum((p for p, _ in outcomes), Fraction(0))
+        winnings = sum((p * Fraction(o) for p, o in outcomes), Fraction(0))
+        factor = multiplier_factor(config, spot)
         result.append(
             SpotOdds(
                 spot=spot,
-                probability=sum((p for p, _ in outcomes), Fraction(0)),
+                probability=probability,
                 payout=outcomes[0][1] if outcomes else Decimal(0),
-                rtp=sum((p * (1 + Fraction(o)) for p, o in outcomes), Fraction(0)),
+                rtp=probability + winnings * factor,
                 outcomes=outcomes,
+                rtp_without_multipliers=None if factor == 1 else probability + winnings,
             )
         )
     return tuple(result)
+
+
+def multiplier_factor(config: TableConfig, spot: str) -> Fraction:
+    """What the table's multipliers multiply a spot's expected winnings by: 1 + P(drawn) x
+    (E[multiplier] - 1) for a spot that can be drawn (the draw is independent of the cards), 1
+    otherwise. Winnings are taken unrounded, as for every spot's return."""
+    setting = config.multipliers
+    if setting is None or spot not in setting.spots:
+        return Fraction(1)
+    return 1 + setting.drawn_chance * (setting.expected - 1)
 
 
 def odds(config: TableConfig) -> list[SpotOdds]:

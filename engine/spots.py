@@ -1,13 +1,13 @@
 """Betting spots, what each pays for an outcome, and the settlement of one bet."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from enum import StrEnum
 from fractions import Fraction
 from typing import NamedTuple
 
-from .config import PAYTABLES, Mode, Paytable, Side, TableConfig, decimal_text
+from .config import COUNT_BOXES, Mode, Paytable, Side, Spot, TableConfig, decimal_text, offered_spots
 from .deal import Outcome, ThreeCardHand
 from .errors import EngineError
 
@@ -22,42 +22,12 @@ FIRST_THREE_ODDS = {
 }
 
 
-class Spot(StrEnum):
-    """The fixed spots. Card count spots are plain strings ``count_LO_HI`` (see count_spot)."""
-
-    ANDAR = "andar"
-    BAHAR = "bahar"
-    FIRST_ANDAR = "first_andar"
-    FIRST_BAHAR = "first_bahar"
-    FIRST_THREE = "first_three"
-
-
-def count_spot(lo: int, hi: int) -> str:
-    return f"count_{lo}_{hi}"
-
-
-# paytable -> {spot name: (lo, hi, odds)}
-COUNT_BOXES: dict[Paytable, dict[str, tuple[int, int, Decimal]]] = {
-    table: {count_spot(lo, hi): (lo, hi, odds) for lo, hi, odds in boxes} for table, boxes in PAYTABLES.items()
-}
-
-
 def count_spot_for(paytable: Paytable, cards_dealt: int) -> str:
     """The card count box a deal of `cards_dealt` cards falls in."""
     for name, (lo, hi, _) in COUNT_BOXES[Paytable(paytable)].items():
         if lo <= cards_dealt <= hi:
             return name
     raise EngineError(f"no card count box holds {cards_dealt} cards", code="invalid_position")
-
-
-def offered_spots(config: TableConfig) -> list[str]:
-    """Display order: main bets, then (classic only) first andar/bahar/three, then card count."""
-    spots = [Spot.ANDAR.value, Spot.BAHAR.value]
-    if config.mode is Mode.CLASSIC:
-        spots += [s.value for s in (Spot.FIRST_ANDAR, Spot.FIRST_BAHAR, Spot.FIRST_THREE) if s in config.side_bets]
-    if "card_count" in config.side_bets:
-        spots += list(COUNT_BOXES[config.card_count_paytable])
-    return spots
 
 
 def _offered(config: TableConfig, spot) -> str:
@@ -114,11 +84,22 @@ def pays(config: TableConfig, spot: str, facts: Facts) -> Decimal | None:
     return odds if lo <= facts.cards_dealt <= hi else None
 
 
-def spot_odds_for(config: TableConfig, outcome: Outcome) -> dict[str, Decimal | None]:
-    """For every offered spot, the odds it pays for `outcome` (None: it loses). Settlement:
-    payout = stake + floor(stake * odds / chip_unit) * chip_unit."""
+Multiplied = Mapping[str, int]  # a round's drawn multipliers: spot -> multiplier (engine.multipliers.draw)
+
+
+def multiplied_odds(odds: Decimal | None, spot: str, multiplied: Multiplied | None) -> Decimal | None:
+    """A winning spot's odds times its multiplier when the round drew one for it: the winnings are
+    then stake x odds x multiplier, rounded down to the chip unit once (RULES.md)."""
+    if odds is None or not multiplied or spot not in multiplied:
+        return odds
+    return odds * multiplied[spot]
+
+
+def spot_odds_for(config: TableConfig, outcome: Outcome, multiplied: Multiplied | None = None) -> dict[str, Decimal | None]:
+    """For every offered spot, the odds it pays for `outcome` with the round's multipliers (None: it
+    loses). Settlement: payout = stake + floor(stake * odds / chip_unit) * chip_unit."""
     facts = Facts.of(outcome)
-    return {spot: pays(config, spot, facts) for spot in offered_spots(config)}
+    return {spot: multiplied_odds(pays(config, spot, facts), spot, multiplied) for spot in offered_spots(config)}
 
 
 def round_winnings(stake: Decimal, odds: Decimal, chip_unit: Decimal) -> Decimal:
@@ -130,7 +111,7 @@ def round_winnings(stake: Decimal, odds: Decimal, chip_unit: Decimal) -> Decimal
 @dataclass(frozen=True)
 class BetResult:
     won: bool
-    odds: Decimal  # 0 when lost
+    odds: Decimal  # 0 when lost; times the spot's multiplier when the round drew one for it
     winnings: Decimal  # stake * odds, rounded down to the chip unit; 0 when lost
     payout: Decimal  # what the player gets back in total: stake + winnings, or 0
 
@@ -147,10 +128,10 @@ def _stake(stake) -> Decimal:
     return value
 
 
-def bet_result(config: TableConfig, spot: str, stake: Decimal, outcome: Outcome) -> BetResult:
+def bet_result(config: TableConfig, spot: str, stake: Decimal, outcome: Outcome, multiplied: Multiplied | None = None) -> BetResult:
     spot = _offered(config, spot)
     stake = _stake(stake)
-    odds = pays(config, spot, Facts.of(outcome))
+    odds = multiplied_odds(pays(config, spot, Facts.of(outcome)), spot, multiplied)
     if odds is None:
         return BetResult(won=False, odds=Decimal(0), winnings=Decimal(0), payout=Decimal(0))
     winnings = round_winnings(stake, odds, config.chip_unit)

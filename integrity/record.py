@@ -33,7 +33,7 @@ from studio.roles import SUPERVISOR, has_role
 from studio.times import utc_ms
 from tables.access import NOT_FOUND, round_or_404
 from tables.models import DealtCard, Incident, Round, RoundEvent, TableChange
-from tables.selectors import round_spots
+from tables.selectors import round_multipliers, round_spots
 
 FORMAT = offline.FORMAT
 GAP_LIMIT = 500  # other records listed between two of the round's events, at most
@@ -129,6 +129,7 @@ def _record(rnd: Round) -> dict:
             "status": rnd.status, "winner": rnd.winner or None, "cards_dealt": rnd.cards_dealt,
             "opened_at": utc_ms(rnd.opened_at), "closes_at": utc_ms(rnd.closes_at), "closed_at": utc_ms(rnd.closed_at),
             "finished_at": utc_ms(rnd.finished_at), "settled_at": utc_ms(rnd.settled_at),
+            **(round_multipliers(rnd) if rnd.multipliers_commit else {}),
         },
         "settings": rnd.settings,
         "dealer": rnd.dealer.username if rnd.dealer_id else None,

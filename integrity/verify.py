@@ -42,7 +42,7 @@ from studio.money import MoneyField
 from bets.models import Bet, LedgerEntry
 from engine import EngineError, bet_result
 from tables.models import DealtCard, Incident, Round, RoundEvent, Table, TableChange
-from tables.selectors import round_config, round_deal
+from tables.selectors import round_config, round_deal, round_multiplied
 
 from .record import snapshot
 
@@ -154,7 +154,7 @@ def walk(key: str, table_id: int | None) -> ChainResult:
 
 EVENT_COLUMNS = ("id", "round_id", "chain_seq", "actor_id", "action", "from_status", "to_status", "data")
 ROUND_COLUMNS = ("id", "status", "joker", "winner", "cards_dealt", "settings", "settlement_version", "bet_count",
-                 "total_staked", "total_paid")
+                 "total_staked", "total_paid", "multipliers_commit", "multipliers_seed", "multipliers")
 
 
 def _grouped(rows, key: str) -> dict[int, list[dict]]:
@@ -204,6 +204,14 @@ def _round_problem(key: str, rnd: dict, events: list[dict], cards: list[dict], i
     for name, value in expected.items():
         if rnd[name] != value:
             return Problem(key, last_seq, "Round", rnd["id"], ROUND, f"its {name} is {rnd[name]!r}; its events say {value!r}")
+    if rnd["multipliers_commit"] or said["multipliers_commit"]:  # the draw: the offline script's check, on the row as stored
+        drawn = said["multipliers"] is not None
+        shown = {"multipliers_commit": rnd["multipliers_commit"], "multipliers": rnd["multipliers"],
+                 "multipliers_seed": rnd["multipliers_seed"] if drawn else None}
+        problems: list[str] = []
+        offline.check_multipliers(shown, said, problems)
+        if problems:
+            return Problem(key, last_seq, "Round", rnd["id"], ROUND, problems[0])
 
     said_incidents = said["incidents"]
     for incident in incidents:
@@ -248,11 +256,12 @@ def _money_problem(key: str, batch: list[dict], events: dict[int, list[dict]]) -
             return Problem(key, seq, "Bet", row["first"], PAYOUT, f"{where}: {row['status']} in a {rnd['status']} round")
         if rnd["status"] == S.SETTLED:
             if rnd["id"] not in outcomes:
-                shell = Round(settings=rnd["settings"], joker=rnd["joker"])
-                outcomes[rnd["id"]] = (round_config(shell), round_deal(shell, [c["card"] for c in said[rnd["id"]]["cards"]]).outcome)
-            config, outcome = outcomes[rnd["id"]]
+                shell = Round(settings=rnd["settings"], joker=rnd["joker"], multipliers=said[rnd["id"]]["multipliers"])
+                outcomes[rnd["id"]] = (round_config(shell), round_deal(shell, [c["card"] for c in said[rnd["id"]]["cards"]]).outcome,
+                                       round_multiplied(shell))
+            config, outcome, multiplied = outcomes[rnd["id"]]
             try:
-                result = bet_result(config, row["spot"], row["amount"], outcome)
+                result = bet_result(config, row["spot"], row["amount"], outcome, multiplied)  # the multipliers the chain drew
             except EngineError as exc:
                 return Problem(key, seq, "Bet", row["first"], PAYOUT, f"{where}: the rules cannot settle it ({exc})")
             status = Bet.Status.WON if result.won else Bet.Status.LOST

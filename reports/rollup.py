@@ -25,7 +25,7 @@ from django.db.models import Max
 
 from bets.models import Account, Bet
 from bets.settlement import bet_figures
-from engine.config import CONFIG_KEYS
+from engine.config import rules_of
 from tables.models import DealtCard, Round
 
 from .models import ROUND_FIGURES, WHOLE_ROUND, OperatorRollup, Rollup, RollupDay, Rules
@@ -80,14 +80,14 @@ COUNT = f"{_INSERT}SELECT {_PLACE}, '', " + ", ".join(f"%({c})s" for c in COUNTE
 def rules_key(config: dict) -> str:
     """The name of a set of rules (the engine's part of a round's settings): the first 16 hex
     digits of the SHA-256 of its canonical JSON (sorted keys, no spaces)."""
-    text = json.dumps({k: config[k] for k in CONFIG_KEYS}, sort_keys=True, separators=(",", ":"))
+    text = json.dumps(rules_of(config), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def round_rules(rnd: Round) -> str:
     """The key of the rules the round was played under, its Rules row stored if it is new (one
     INSERT ... ON CONFLICT DO NOTHING: a round's settlement costs the same whether its rules are new)."""
-    config = {k: rnd.settings[k] for k in CONFIG_KEYS}
+    config = rules_of(rnd.settings)
     key = rules_key(config)
     Rules.objects.bulk_create([Rules(key=key, config=config)], ignore_conflicts=True)
     return key

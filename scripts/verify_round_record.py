@@ -12,7 +12,11 @@ Standard library only: copy this one file anywhere. It checks
   them): each seq follows the one before it and each prev is the hash before it, except across a
   gap the record declares; the head is at or after the last record shown (the head itself if it is);
 - the record's round, cards (position, side, card, time), winner, totals and incidents against
-  what its events say, replayed in order.
+  what its events say, replayed in order;
+- at a table with random multipliers: the seed revealed when betting closed hashes (SHA-256) to the
+  commitment published when the round opened, and the multipliers drawn from it by the studio's
+  algorithm (docs/RULES.md, "Random multipliers", repeated below) are the ones the round shows and
+  its events chained.
 
 Exit status 0 and one line when all is well; 1 and every problem found otherwise (2: not a record).
 The studio's round page shows its "verified" mark by running this very file on the record.
@@ -20,6 +24,7 @@ The studio's round page shows its "verified" mark by running this very file on t
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import sys
 from decimal import Decimal, InvalidOperation
@@ -51,10 +56,72 @@ def amount(text) -> Decimal | None:
         return None
 
 
+def _integers(seed: bytes):
+    """HMAC-SHA256(seed, k as 8 bytes big-endian), k = 0, 1, ...: four 64-bit big-endian integers a block."""
+    k = 0
+    while True:
+        block = hmac.new(seed, k.to_bytes(8, "big"), hashlib.sha256).digest()
+        for i in range(0, 32, 8):
+            yield int.from_bytes(block[i:i + 8], "big")
+        k += 1
+
+
+def _choice(numbers, n: int) -> int:
+    """Uniform in 0..n-1: the next integer below 2**64 - 2**64 % n, modulo n."""
+    limit = 2 ** 64 - 2 ** 64 % n
+    for x in numbers:
+        if x < limit:
+            return x % n
+
+
+def draw_multipliers(setting: dict, seed_hex: str) -> list[dict]:
+    """The multipliers a seed draws under a table's `multipliers` setting: a partial Fisher-Yates
+    shuffle of its spots picks `draws` of them, then each gets a value chosen by weight."""
+    numbers = _integers(bytes.fromhex(seed_hex))
+    pool, values = list(setting["spots"]), [tuple(pair) for pair in setting["values"]]
+    for i in range(setting["draws"]):
+        j = i + _choice(numbers, len(pool) - i)
+        pool[i], pool[j] = pool[j], pool[i]
+    drawn = []
+    for spot in pool[:setting["draws"]]:
+        r = _choice(numbers, sum(w for _, w in values))
+        for multiplier, weight in values:
+            if r < weight:
+                drawn.append({"spot": spot, "multiplier": multiplier})
+                break
+            r -= weight
+    return drawn
+
+
+def check_multipliers(rnd: dict, said: dict, problems: list[str]) -> None:
+    """A multiplier round (`rnd`: its multipliers_commit, multipliers and multipliers_seed as shown)
+    against its events (`said`, replayed): its seed against the commitment, its draw against the seed."""
+    commit, setting = said["multipliers_commit"], said["multipliers_setting"]
+    if (rnd.get("multipliers_commit") or None) != commit:
+        problems.append(f"the round's multiplier commitment is {rnd.get('multipliers_commit')!r}; its events say {commit!r}")
+    if said["multipliers"] is None:
+        if rnd.get("multipliers") is not None:
+            problems.append("the round shows multipliers its events never drew")
+        return
+    seed = said["multipliers_seed"]
+    try:
+        seed_ok = commit is not None and hashlib.sha256(bytes.fromhex(seed)).hexdigest() == commit
+    except (TypeError, ValueError):
+        seed_ok = False
+    if not seed_ok:
+        problems.append(f"the multipliers' seed {seed!r} does not hash to the commitment published at the opening ({commit!r})")
+    elif not isinstance(setting, dict) or draw_multipliers(setting, seed) != said["multipliers"]:
+        problems.append(f"the multipliers chained ({said['multipliers']}) are not what the seed draws under the table's setting")
+    if rnd.get("multipliers") != said["multipliers"] or (rnd.get("multipliers_seed") or None) != seed:
+        problems.append(f"the round shows multipliers {rnd.get('multipliers')} (seed {rnd.get('multipliers_seed')!r}); "
+                        f"its events drew {said['multipliers']} (seed {seed!r})")
+
+
 def replay(forms: list[dict]) -> dict:
     """What a round's events say, in chain order: its status, joker, cards, winner, settlement or
     void, and its incidents (kind, status, notes, resolution, who resolved them)."""
-    state = {"status": "", "joker": None, "cards": [], "winner": "", "settlements": 0, "totals": None, "incidents": {}}
+    state = {"status": "", "joker": None, "cards": [], "winner": "", "settlements": 0, "totals": None, "incidents": {},
+             "multipliers_commit": None, "multipliers_setting": None, "multipliers": None, "multipliers_seed": None}
     cards, incidents = state["cards"], state["incidents"]
     for form in forms:
         action, data = form.get("action"), form.get("data") or {}
@@ -62,6 +129,10 @@ def replay(forms: list[dict]) -> dict:
             state["status"] = form["to_status"]
         if action == "opened":
             state["joker"] = data.get("joker")
+            state["multipliers_commit"] = data.get("multipliers_commit")
+            state["multipliers_setting"] = (data.get("settings") or {}).get("multipliers")
+        elif action == "betting_closed" and "multipliers" in data:
+            state["multipliers"], state["multipliers_seed"] = data.get("multipliers"), data.get("multipliers_seed")
         elif action == "card":
             cards.append({"position": data.get("position"), "side": data.get("side"), "card": data.get("card"),
                           "dealt_at": data.get("dealt_at")})
@@ -200,6 +271,8 @@ def _facts(record: dict, forms: list[dict], problems: list[str]) -> None:
                 _same_amount(shown_totals.get("staked"), totals["staked"]) and _same_amount(shown_totals.get("paid"), totals["paid"])):
             problems.append(f"the totals shown ({shown_totals}) are not its last settlement's ({totals})")
         _spots(record.get("spots") or [], totals, problems)
+    if said["multipliers_commit"] is not None or (record.get("round") or {}).get("multipliers_commit"):
+        check_multipliers(record.get("round") or {}, said, problems)
     shown_incidents = {i.get("id"): i for i in record.get("incidents") or []}
     if set(shown_incidents) != set(said["incidents"]):
         problems.append(f"the record shows incidents {sorted(shown_incidents)}; its events raise {sorted(said['incidents'])}")

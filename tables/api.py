@@ -163,12 +163,29 @@ class TableOddsView(APIView):
                 "spot": o.spot,
                 "probability": _fraction(o.probability),
                 "payout": str(o.payout),
-                "rtp": percent4(o.rtp),
+                **_returns(o),
                 "outcomes": [{"probability": _fraction(p), "payout": str(x)} for p, x in o.outcomes],
             }
             for o in odds(table.engine_config())
         ]
         return Response(rows)
+
+
+def _returns(o) -> dict:
+    """A spot's exact return with the table's multipliers, without them (null: the spot cannot be
+    multiplied), and whether it returns 100% or more (allowed, and flagged)."""
+    return {"rtp": percent4(o.rtp),
+            "rtp_without_multipliers": None if o.rtp_without_multipliers is None else percent4(o.rtp_without_multipliers),
+            "rtp_at_least_100": o.rtp >= 1}
+
+
+def multipliers_rules(config) -> dict | None:
+    """A table's multiplier setting as players read it: the spots, how many are drawn, each value's chance."""
+    setting = config.multipliers
+    if setting is None:
+        return None
+    return {"spots": list(setting.spots), "draws": setting.draws, "expected": _fraction(setting.expected),
+            "values": [{"multiplier": m, "weight": w, "chance": _fraction(setting.chance(m))} for m, w in setting.values]}
 
 
 class TableRulesView(APIView):
@@ -183,9 +200,10 @@ class TableRulesView(APIView):
         config = table.engine_config()
         pays = payout_table(config)
         settings = table.snapshot()
-        spots = [{"spot": o.spot, "pays": pays[o.spot], "probability": _fraction(o.probability), "rtp": percent4(o.rtp)}
+        spots = [{"spot": o.spot, "pays": pays[o.spot], "probability": _fraction(o.probability), **_returns(o)}
                  for o in odds(config)]
-        return Response(TableRulesSerializer({"table": table.pk, "name": table.name, **settings, "spots": spots}).data)
+        return Response(TableRulesSerializer({"table": table.pk, "name": table.name, **settings, "spots": spots,
+                                              "multipliers": multipliers_rules(config)}).data)
 
 
 class TableStatsView(APIView):

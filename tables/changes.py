@@ -4,8 +4,11 @@ append-only). tables.services (table_save: the API and the admin) and tables.shi
 here, inside the transaction of the change itself: a change that rolls back leaves no record.
 
 Values are stored as text, the way the API writes them: decimals as stored, a list comma-joined in
-sorted order, booleans `true`/`false`, a dealer by username ("" for nobody)."""
+sorted order, an object (the multipliers) as canonical JSON, booleans `true`/`false`, a dealer by
+username ("" for nobody)."""
 from __future__ import annotations
+
+import json
 
 from django.utils import timezone
 
@@ -25,6 +28,8 @@ def as_text(value) -> str:
         return ""
     if isinstance(value, (list, tuple)):
         return ",".join(sorted(str(item) for item in value))
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True, separators=(",", ":"))
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)

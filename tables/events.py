@@ -48,6 +48,7 @@ class BetResult(TypedDict, total=False):
     amount: str
     status: str
     payout: str  # bet.settled only
+    multiplier: int  # bet.settled only, on a won bet whose spot the round's multipliers drew: its winnings' multiplier
 
 
 @dataclass(frozen=True)
@@ -77,14 +78,19 @@ class RoundOpened(TableEvent):
     betting_seconds: int
     spots: list[Spot]
     commitment: str | None
+    multipliers_commit: str | None = None  # a multiplier table's: SHA-256 of the seed the draw comes from
 
 
 @dataclass(frozen=True)
 class BettingClosed(TableEvent):
-    """Betting closed (`reason`: `dealer`, `timer`, `sweep` or `first card`)."""
+    """Betting closed (`reason`: `dealer`, `timer`, `sweep` or `first card`); at a table with
+    multipliers, the round's drawn `multipliers` ([{"spot", "multiplier"}]) and the seed they were
+    drawn from (hex), whose SHA-256 is the round's `multipliers_commit`."""
     name = "betting.closed"
     closed_at: str
     reason: str
+    multipliers: list[dict] | None = None
+    multipliers_seed: str | None = None
 
 
 @dataclass(frozen=True)

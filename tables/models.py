@@ -50,6 +50,9 @@ class Table(models.Model):
     min_bet = MoneyField(default=Decimal("10"))
     max_bet = MoneyField(default=Decimal("500"))
     allow_both_sides = models.BooleanField(default=False)
+    # Random multipliers (engine.multipliers): null, or {"spots": [...], "draws": n, "values": [[multiplier, weight], ...]}.
+    multipliers = models.JSONField(null=True, blank=True, default=None,
+                                   help_text='Random multipliers: null, or {"spots": [...], "draws": n, "values": [[multiplier, weight], ...]}.')
     betting_seconds = models.PositiveIntegerField(default=15)
     # A private table (a friends' match) is listed only to its players and supervisors.
     is_private = models.BooleanField(default=False)
@@ -92,6 +95,7 @@ class Table(models.Model):
             "side_bets": sorted(self.side_bets),
             "card_count_paytable": self.card_count_paytable,
             "chip_unit": str(self.chip_unit),
+            **({"multipliers": self.multipliers} if self.multipliers is not None else {}),
         }
 
     def snapshot(self) -> dict:
@@ -218,6 +222,12 @@ class Round(models.Model):
     commitment = models.CharField(max_length=64, blank=True, default="")
     pack = models.TextField(blank=True, default="")
     salt = models.CharField(max_length=64, blank=True, default="")
+    # Random multipliers (engine.multipliers): the SHA-256 of the round's seed, published when it
+    # opens; the seed (hex) and the drawn multipliers ([{"spot", "multiplier"}]), made when betting
+    # closes and shown only from then on.
+    multipliers_commit = models.CharField(max_length=64, blank=True, default="")
+    multipliers_seed = models.CharField(max_length=64, blank=True, default="")
+    multipliers = models.JSONField(null=True, blank=True, default=None)
     # Settlement (bets.services.settlement); version grows with every (re-)settlement and void.
     settlement_version = models.PositiveIntegerField(default=0)
     settled_at = models.DateTimeField(null=True, blank=True)

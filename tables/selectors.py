@@ -5,7 +5,7 @@ from django.db.models import CharField, F, IntegerField, QuerySet, Value
 from django.utils import timezone
 
 from accounts.models import AccessChange
-from engine import CONFIG_KEYS, Deal, TableConfig, offered_spots, parse_card, payout_table, winning_spots
+from engine import Deal, TableConfig, offered_spots, rules_of, parse_card, payout_table, winning_spots
 from studio import sql
 from studio.times import utc_ms
 
@@ -14,7 +14,7 @@ from .models import DealtCard, Round, RoundEvent, Table, TableChange
 
 def round_config(rnd: Round) -> TableConfig:
     """The rules the round is played under: its snapshot, never the table's current settings."""
-    return TableConfig.from_dict({k: rnd.settings[k] for k in CONFIG_KEYS})
+    return TableConfig.from_dict(rules_of(rnd.settings))
 
 
 # Every column of a round, for the reads that every card or every step of the virtual dealer makes:
@@ -103,7 +103,35 @@ def round_detail(rnd: Round) -> dict:
         data["totals"] = round_totals(rnd)
     if rnd.commitment:
         data["fairness"] = round_fairness(rnd)
+    if rnd.multipliers_commit:
+        data.update(round_multipliers(rnd))
     return data
+
+
+def round_multipliers(rnd: Round) -> dict:
+    """A multiplier round's commitment always; its drawn multipliers and their seed once betting
+    has closed (or the round is over without a draw: voided while betting), null before."""
+    shown = rnd.multipliers is not None or rnd.status in OVER
+    return {"multipliers_commit": rnd.multipliers_commit, "multipliers": rnd.multipliers,
+            "multipliers_seed": rnd.multipliers_seed if shown else None}
+
+
+def round_multiplied(rnd: Round) -> dict[str, int] | None:
+    """The round's drawn multipliers as the engine takes them (spot -> multiplier), or None."""
+    return multiplied_of(rnd.multipliers)
+
+
+def multiplied_of(drawn: list[dict] | None) -> dict[str, int] | None:
+    """Drawn multipliers as a round stores them ([{"spot", "multiplier"}]) as spot -> multiplier."""
+    return {d["spot"]: int(d["multiplier"]) for d in drawn} if drawn else None
+
+
+def applied_multiplier(multiplied: dict[str, int] | None, spot: str, status: str) -> dict:
+    """{"multiplier": m} for a won bet on a spot the round multiplied by m (what its winnings were
+    multiplied by), else {}: a bet's result as the player reads it."""
+    if not multiplied or status != "won" or spot not in multiplied:
+        return {}
+    return {"multiplier": multiplied[spot]}
 
 
 def round_void_reason(rnd: Round) -> str:

@@ -79,6 +79,9 @@ class TableSerializer(serializers.ModelSerializer):
     min_bet = AmountDecimalField(min_value=Decimal("0.01"), required=False)
     max_bet = AmountDecimalField(min_value=Decimal("0.01"), required=False)
     betting_seconds = WholeNumberField(min_value=1, max_value=600, required=False)
+    multipliers = serializers.JSONField(required=False, allow_null=True, help_text=(
+        'Random multipliers (docs/RULES.md): null (none), or {"spots": [spots offered here], "draws": how many are '
+        'drawn each round, "values": [[multiplier 2-1000, weight], ...]}.'))
     shift_minutes = WholeNumberField(min_value=1, max_value=720, required=False,
                                      help_text="Dealer shift length: a shift this long is flagged as a rotation due.")
     driver = serializers.SerializerMethodField(help_text=f"Who runs the table's rounds: {', '.join(DRIVERS)} (tables.access).")
@@ -88,7 +91,7 @@ class TableSerializer(serializers.ModelSerializer):
     class Meta:
         model = Table
         fields = ["id", "name", "currency", "first_card", "mode", "commission", "side_bets", "card_count_paytable",
-                  "chip_unit", "min_bet", "max_bet", "allow_both_sides", "betting_seconds", "shift_minutes", "driver",
+                  "chip_unit", "min_bet", "max_bet", "allow_both_sides", "betting_seconds", "multipliers", "shift_minutes", "driver",
                   "state", "state_reason"]
         read_only_fields = ["id", "driver", "state", "state_reason"]
 
@@ -126,10 +129,13 @@ class TableSerializer(serializers.ModelSerializer):
         if "side_bets" in attrs:
             attrs["side_bets"] = sorted(set(attrs["side_bets"]))
         try:
-            TableConfig.from_dict({
+            config = TableConfig.from_dict({
                 "first_card": get("first_card"), "mode": get("mode"), "commission": str(get("commission")),
                 "side_bets": list(get("side_bets")), "card_count_paytable": get("card_count_paytable"), "chip_unit": str(unit),
+                "multipliers": get("multipliers"),
             })
+            if "multipliers" in attrs:  # stored as the engine reads it back
+                attrs["multipliers"] = None if config.multipliers is None else config.multipliers.to_dict()
         except EngineError as exc:
             errors.setdefault(getattr(exc, "field", None) or "non_field_errors", []).append(str(exc))
         if errors:
@@ -141,7 +147,9 @@ class SpotOddsSerializer(serializers.Serializer):
     spot = serializers.CharField()
     probability = serializers.CharField(help_text="Exact fraction, e.g. 429/833.")
     payout = serializers.CharField(help_text="Odds X of X:1 for the most likely winning case, as a decimal string.")
-    rtp = serializers.CharField(help_text="Return to player, percent with 4 decimals.")
+    rtp = serializers.CharField(help_text="Return to player, percent with 4 decimals, the table's multipliers included.")
+    rtp_without_multipliers = serializers.CharField(allow_null=True, help_text="The same without the multipliers; null for a spot that cannot be multiplied.")
+    rtp_at_least_100 = serializers.BooleanField(help_text="The spot returns 100% or more (allowed, e.g. at a play-chips table; flagged).")
     outcomes = serializers.ListField(child=serializers.DictField(), help_text="Every winning case: probability and odds.")
 
 
@@ -193,6 +201,11 @@ class RoundSerializer(serializers.Serializer):
     void_reason = serializers.CharField(allow_null=True, help_text="A voided round: why the supervisor voided it; null otherwise.")
     totals = serializers.DictField(required=False)
     fairness = serializers.DictField(required=False, help_text="Virtual dealer: commitment; salt and pack once the round is over.")
+    multipliers_commit = serializers.CharField(required=False, help_text="A table with random multipliers: the hex SHA-256 of the round's seed, from its opening.")
+    multipliers = serializers.ListField(child=serializers.DictField(), required=False, allow_null=True,
+                                        help_text='The drawn multipliers, [{"spot", "multiplier"}], once betting has closed; null before.')
+    multipliers_seed = serializers.CharField(required=False, allow_null=True,
+                                             help_text="The seed they were drawn from (hex), once betting has closed; null before.")
 
 
 class RoundEventSerializer(serializers.Serializer):
@@ -260,7 +273,9 @@ class _RuleSpotSerializer(serializers.Serializer):
     spot = serializers.CharField()
     pays = serializers.CharField(help_text="What the spot pays, as the felt says it (0.9:1, 1:1, 3:1 ...).")
     probability = serializers.CharField(help_text="Exact probability that the bet wins, a fraction.")
-    rtp = serializers.CharField(help_text="Return to player, percent with 4 decimals, from the engine's exact odds.")
+    rtp = serializers.CharField(help_text="Return to player, percent with 4 decimals, from the engine's exact odds, the table's multipliers included.")
+    rtp_without_multipliers = serializers.CharField(allow_null=True, help_text="The same without the multipliers; null for a spot that cannot be multiplied.")
+    rtp_at_least_100 = serializers.BooleanField(help_text="The spot returns 100% or more (allowed, e.g. at a play-chips table; flagged).")
 
 
 class TableRulesSerializer(serializers.Serializer):
@@ -278,3 +293,5 @@ class TableRulesSerializer(serializers.Serializer):
     allow_both_sides = serializers.BooleanField()
     betting_seconds = serializers.IntegerField()
     spots = _RuleSpotSerializer(many=True, help_text="Every bet offered, in the felt's order.")
+    multipliers = serializers.DictField(allow_null=True, help_text=(
+        "Random multipliers: the spots that can be drawn, how many a round, each value's weight and chance, E[multiplier]; null: none."))

@@ -1,6 +1,7 @@
 """Services that change tables and rounds. Views call these; nothing else writes a round."""
 from __future__ import annotations
 
+import secrets
 import time
 from datetime import timedelta
 
@@ -9,6 +10,7 @@ from django.utils import timezone
 
 from audit.chain import plain
 from engine import Deal, DealFinished, DuplicateCard, InvalidCard, Outcome, parse_card, winning_spots
+from engine.multipliers import SEED_BYTES, commitment, draw
 from studio import metrics, sql
 from studio.errors import ApplicationError, WrongMoment, invalid
 from studio.times import utc_ms
@@ -78,14 +80,15 @@ def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = Non
         rnd = Round.objects.create(
             table=table, settings=table.snapshot(), joker=joker, first_side=first_side, status=S.BETTING,
             opened_at=now, closes_at=now + timedelta(seconds=table.betting_seconds), dealer=dealer, shift=shift,
-            **(fairness or {}),
+            **(fairness or {}), **multipliers_committed(config),
         )
         held = held.with_round(rnd)
-        audit(held, actor=dealer, action="opened", to=S.BETTING, data={"joker": joker, "settings": rnd.settings})
+        committed = {"multipliers_commit": rnd.multipliers_commit} if rnd.multipliers_commit else {}
+        audit(held, actor=dealer, action="opened", to=S.BETTING, data={"joker": joker, "settings": rnd.settings, **committed})
         hooks.betting_opened.send(sender=Round, rnd=rnd)
         stream.table_event(held, events.RoundOpened(
             joker=joker, first_side=first_side, closes_at=rnd.closes_at.isoformat(), betting_seconds=table.betting_seconds,
-            spots=round_spots(rnd), commitment=rnd.commitment or None,
+            spots=round_spots(rnd), commitment=rnd.commitment or None, multipliers_commit=rnd.multipliers_commit or None,
         ))
         return rnd
 
@@ -96,6 +99,26 @@ def round_open(*, table_id: int, joker: str, dealer, fairness: dict | None = Non
             return work(lock_table(table_id))
     except IntegrityError:  # the partial unique index caught a race between two opens
         raise WrongMoment("Another round was just opened at this table.", code="round_already_open") from None
+
+
+def multipliers_committed(config) -> dict:
+    """A new round's multiplier seed and its published commitment, on a table with multipliers
+    (engine.multipliers): 32 bytes of the operating system's CSPRNG."""
+    if config.multipliers is None:
+        return {}
+    seed = secrets.token_bytes(SEED_BYTES)
+    return {"multipliers_seed": seed.hex(), "multipliers_commit": commitment(seed)}
+
+
+def multipliers_drawn(rnd: Round) -> dict:
+    """The round's multipliers drawn from its committed seed, and the seed, as the round stores and
+    its audit record chains them; {} for a round without a seed (a table without multipliers)."""
+    setting = round_config(rnd).multipliers
+    if not rnd.multipliers_seed or setting is None:
+        return {}
+    drawn = draw(setting, bytes.fromhex(rnd.multipliers_seed))
+    return {"multipliers": [{"spot": spot, "multiplier": multiplier} for spot, multiplier in drawn],
+            "multipliers_seed": rnd.multipliers_seed}
 
 
 def round_close_betting(*, round_id: int, actor=None, reason: str = "dealer", strict: bool = True, by: str = PERSON) -> bool:
@@ -127,13 +150,15 @@ def _close(held: Held, *, actor, reason: str, strict: bool) -> bool:
     rnd = held.round
     now = timezone.now()
     closed_at = min(now, rnd.closes_at)
+    drawn = multipliers_drawn(rnd)  # in the transition that closes betting: no bet can follow the draw
     if not transition(held, frm=S.BETTING, to=S.DEALING, actor=actor, action="betting_closed",
-                      data={"reason": reason}, closed_at=closed_at):
+                      data={"reason": reason, **drawn}, closed_at=closed_at, **drawn):
         if strict:
             rnd.refresh_from_db()
             _refuse_not_open(rnd, "close betting")
         return False
-    stream.table_event(held, events.BettingClosed(closed_at=closed_at.isoformat(), reason=reason))
+    stream.table_event(held, events.BettingClosed(closed_at=closed_at.isoformat(), reason=reason,
+                                                  multipliers=drawn.get("multipliers"), multipliers_seed=rnd.multipliers_seed or None))
     if now >= rnd.closes_at:  # a due close (timer, sweep, first card, or a dealer after the deadline): how late
         lag = (now - rnd.closes_at).total_seconds()
         transaction.on_commit(lambda: metrics.CLOSE_LAG.observe(lag))

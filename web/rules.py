@@ -12,9 +12,9 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from engine import CONFIG_KEYS, Deal, Mode, TableConfig, bet_result, odds, percent4
-from engine.config import decimal_text
-from engine.spots import COUNT_BOXES, FIRST_THREE_ODDS, Spot
+from engine import Deal, Mode, TableConfig, bet_result, odds, percent4, rules_of
+from engine.config import COUNT_BOXES, Spot, decimal_text
+from engine.spots import FIRST_THREE_ODDS
 
 SIDE_NAMES = {"andar": pgettext_lazy("side", "Andar"), "bahar": pgettext_lazy("side", "Bahar")}
 SPOT_NAMES = {
@@ -148,7 +148,7 @@ def table_rules(table) -> dict:
 def settings_rules(settings: dict) -> dict:
     """A table's settings as the pages say them: a table's snapshot as it is now, or the settings a
     round opened with (Round.settings)."""
-    config = TableConfig.from_dict({key: settings[key] for key in CONFIG_KEYS})
+    config = TableConfig.from_dict(rules_of(settings))
     rows = bet_rows(config)
     return {
         "config": config,
