@@ -27,6 +27,10 @@ class RecordRoundSerializer(serializers.Serializer):
     closed_at = _instant(allow_null=True)
     finished_at = _instant(allow_null=True)
     settled_at = _instant("The latest settlement. " + INSTANT, allow_null=True)
+    multipliers_commit = serializers.CharField(required=False, help_text="A table with random multipliers: SHA-256 of the round's seed.")
+    multipliers = serializers.ListField(child=serializers.DictField(), required=False, allow_null=True,
+                                        help_text='The drawn [{"spot", "multiplier"}], once betting closed.')
+    multipliers_seed = serializers.CharField(required=False, allow_null=True, help_text="The seed (hex), once betting closed.")
 
 
 class RecordShiftSerializer(serializers.Serializer):
