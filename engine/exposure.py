@@ -16,7 +16,7 @@ from functools import lru_cache
 from .cards import FULL_PACK, Card
 from .deal import MAX_CARDS, Deal, ThreeCardHand, three_card_hand
 from .config import Side, TableConfig
-from .spots import Facts, pays, round_winnings
+from .spots import Facts, Multiplied, multiplied_odds, pays, round_winnings
 
 
 @lru_cache(maxsize=1024)
@@ -69,9 +69,12 @@ class Exposure:
         return max(Decimal(0), self.worst_payout - self.staked)
 
 
-def worst_case(config: TableConfig, bets: Iterable[tuple[str, Decimal, int]], facts: Iterable[Facts]) -> Exposure:
+def worst_case(config: TableConfig, bets: Iterable[tuple[str, Decimal, int]], facts: Iterable[Facts],
+               multiplied: Multiplied | None = None) -> Exposure:
     """`bets` as (spot, stake, how many bets of that stake): each bet's winnings are rounded down
-    to the chip unit on its own, as settlement does."""
+    to the chip unit on its own, as settlement does. At a table with multipliers: the round's drawn
+    multipliers (`multiplied`), or, before the draw, the worst draw for each outcome (the highest
+    multiplier on the `draws` multipliable spots whose bets it would cost the most)."""
     by_spot: dict[str, list[tuple[Decimal, int]]] = {}
     staked = Decimal(0)
     for spot, stake, n in bets:
@@ -87,13 +90,18 @@ def worst_case(config: TableConfig, bets: Iterable[tuple[str, Decimal, int]], fa
                                        for stake, n in by_spot[spot]), Decimal(0))
         return paid_at[spot, odds]
 
+    setting = config.multipliers if multiplied is None else None  # not drawn yet: any draw may come
     best_paid, best_facts = None, None
     for f in facts:
-        paid = Decimal(0)
+        paid, extra = Decimal(0), []
         for spot in by_spot:
-            odds = pays(config, spot, f)
-            if odds is not None:
-                paid += paid_back(spot, odds)
+            odds = multiplied_odds(pays(config, spot, f), spot, multiplied)
+            if odds is None:
+                continue
+            paid += paid_back(spot, odds)
+            if setting is not None and spot in setting.spots:
+                extra.append(paid_back(spot, odds * setting.highest) - paid_back(spot, odds))
+        paid += sum(sorted(extra, reverse=True)[:setting.draws] if setting is not None else [], Decimal(0))
         if best_paid is None or paid > best_paid:
             best_paid, best_facts = paid, f
     return Exposure(staked=staked, worst_payout=best_paid or Decimal(0), worst=best_facts)

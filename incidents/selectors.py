@@ -16,7 +16,7 @@ from bets.models import Bet
 from engine import possible_facts, worst_case
 from tables.access import VIRTUAL, MATCH, table_driver, visible_tables, with_driver
 from tables.models import DealtCard, Incident, Round, Shift, Table
-from tables.selectors import round_config, round_deal
+from tables.selectors import round_config, round_deal, round_multiplied
 from tables.shifts import rotation_due
 
 ZERO = Decimal("0.00")
@@ -91,7 +91,7 @@ def _round(rnd: Round, cards: list[tuple[str, datetime]], stakes: list, people: 
         exposure, worst_payout = ZERO, ZERO  # no bet, or every stake went back: the round can cost nothing more
     else:
         deal = round_deal(rnd, [card for card, _ in cards])
-        worst = worst_case(round_config(rnd), stakes, possible_facts(deal))
+        worst = worst_case(round_config(rnd), stakes, possible_facts(deal), round_multiplied(rnd))
         staked, exposure, worst_payout = worst.staked, worst.exposure, worst.worst_payout
     silent = None
     if rnd.status == Round.Status.DEALING:

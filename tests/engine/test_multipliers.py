@@ -8,6 +8,7 @@ import hashlib
 import hmac
 import random
 from collections import Counter
+from decimal import Decimal
 from decimal import Decimal as D
 from fractions import Fraction
 from itertools import combinations, product
@@ -15,12 +16,12 @@ from itertools import combinations, product
 import pytest
 
 from audit import offline
-from engine import InvalidConfig, TableConfig, bet_result, odds, spot_odds_for
+from engine import InvalidConfig, TableConfig, bet_result, odds, possible_facts, spot_odds_for, worst_case
 from engine.deal import Deal
 from engine.cards import parse_card
 from engine.multipliers import Multipliers, commitment, draw
 from engine.odds import outcome_classes
-from engine.spots import pays
+from engine.spots import pays, round_winnings
 
 COUNT_BOXES_2 = {"spots": ["count_1_5", "count_6_10"], "draws": 1, "values": [[2, 3], [4, 1]]}
 
@@ -172,3 +173,28 @@ def test_each_spots_exact_return_equals_a_brute_force_enumeration(setting):
             for p_draw, multiplied in draws:
                 expected += p_outcome * p_draw * (1 + Fraction(won) * multiplied.get(spot, 1))
         assert spot_odds.rtp == expected, spot
+
+
+
+def test_the_exposure_counts_the_drawn_multipliers_and_before_the_draw_the_worst_one():
+    cfg = config(spots=["andar", "bahar", "count_1_5"], draws=2, values=[[2, 3], [9, 1]])
+    bets = [("andar", D("10"), 3), ("bahar", D("20"), 1), ("count_1_5", D("15"), 2)]
+    deal = Deal.start(cfg, parse_card("KS"))
+    facts = possible_facts(deal)
+    # Before the draw: the worst of every draw the setting allows, outcome by outcome, by brute force.
+    worst = Decimal(0)
+    for f in facts:
+        for subset in combinations(cfg.multipliers.spots, cfg.multipliers.draws):
+            for values in product([m for m, _ in cfg.multipliers.values], repeat=len(subset)):
+                multiplied = dict(zip(subset, values))
+                paid = sum((n * (stake + round_winnings(stake, pays(cfg, spot, f) * multiplied.get(spot, 1), cfg.chip_unit))
+                            for spot, stake, n in bets if pays(cfg, spot, f) is not None), Decimal(0))
+                worst = max(worst, paid)
+    assert worst_case(cfg, bets, facts).worst_payout == worst
+    # Once drawn: the round's own multipliers, as settlement pays them.
+    for card in ["2C", "KD"]:
+        deal = deal.deal(parse_card(card))
+    drawn = {"bahar": 9, "count_1_5": 2}
+    exposure = worst_case(cfg, bets, possible_facts(deal), drawn)
+    assert exposure.worst_payout == sum((n * bet_result(cfg, spot, stake, deal.outcome, drawn).payout for spot, stake, n in bets), Decimal(0))
+    assert exposure.worst_payout == 20 + 20 * 9 + 2 * (15 + 15 * 2 * 2)  # Bahar wins on card 2 (x9), two cards in 1-5 (x2)
