@@ -86,6 +86,11 @@ COUNT_BOXES: dict[Paytable, dict[str, tuple[int, int, Decimal]]] = {
 }
 
 
+# The "Super" preset of the multipliers (docs/RULES.md): one of the ten card count boxes of the live
+# paytable drawn each round, x2 to x10. Every box still returns under 100% (86.4-97.2%).
+SUPER_MULTIPLIERS = {"spots": list(COUNT_BOXES[Paytable.LIVE]), "draws": 1, "values": [[2, 70], [3, 20], [5, 8], [10, 2]]}
+
+
 def offered_spots(config: TableConfig) -> list[str]:
     """Display order: main bets, then (classic only) first andar/bahar/three, then card count."""
     spots = [Spot.ANDAR.value, Spot.BAHAR.value]

@@ -7,16 +7,19 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
+import re
 from collections import Counter
 from decimal import Decimal
 from decimal import Decimal as D
 from fractions import Fraction
 from itertools import combinations, product
+from pathlib import Path
 
 import pytest
 
 from audit import offline
-from engine import InvalidConfig, TableConfig, bet_result, odds, possible_facts, spot_odds_for, worst_case
+from engine import InvalidConfig, TableConfig, bet_result, odds, percent4, possible_facts, spot_odds_for, worst_case
+from engine.config import SUPER_MULTIPLIERS
 from engine.deal import Deal
 from engine.cards import parse_card
 from engine.multipliers import Multipliers, commitment, draw
@@ -198,3 +201,15 @@ def test_the_exposure_counts_the_drawn_multipliers_and_before_the_draw_the_worst
     exposure = worst_case(cfg, bets, possible_facts(deal), drawn)
     assert exposure.worst_payout == sum((n * bet_result(cfg, spot, stake, deal.outcome, drawn).payout for spot, stake, n in bets), Decimal(0))
     assert exposure.worst_payout == 20 + 20 * 9 + 2 * (15 + 15 * 2 * 2)  # Bahar wins on card 2 (x9), two cards in 1-5 (x2)
+
+
+def test_the_rulebooks_super_preset_table_is_the_engines():
+    """docs/RULES.md's table of the Super preset, row by row, against the exact returns."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "RULES.md").read_text()
+    rows = re.findall(r"^\| (\d+)-(\d+) \| [\d.]+:1 \| ([\d.]+)% \| ([\d.]+)% \|$", text, flags=re.M)
+    by_spot = {o.spot: o for o in odds(TableConfig.from_dict({"multipliers": SUPER_MULTIPLIERS}))}
+    assert [f"count_{lo}_{hi}" for lo, hi, _, _ in rows] == SUPER_MULTIPLIERS["spots"]
+    for lo, hi, without, with_ in rows:
+        spot = by_spot[f"count_{lo}_{hi}"]
+        assert (percent4(spot.rtp_without_multipliers), spot.rtp_percent) == (without, with_)
+        assert spot.rtp < 1

@@ -132,4 +132,4 @@ def test_the_demo_tables_are_created_through_the_service(settings):
     call_command("demo_setup", stdout=open("/dev/null", "w"))  # again: nothing new
     created = sorted(TableChange.objects.filter(field="created").values_list("new", "source", "actor_name"))
     assert created == [("Play-chips table", "command", "studio command"), ("Studio table", "command", "studio command"),
-                       ("Virtual table", "command", "studio command")]
+                       ("Super table", "command", "studio command"), ("Virtual table", "command", "studio command")]

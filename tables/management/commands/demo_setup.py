@@ -6,6 +6,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from accounts.models import Operator
+from engine.config import SUPER_MULTIPLIERS
 from accounts.operators import operator_set
 from tables.changes import COMMAND
 from tables.models import Table
@@ -46,6 +47,7 @@ class Command(BaseCommand):
         table = _demo_table("Virtual table", betting_seconds=12, virtual_dealer=True, deal_interval_ms=1200, round_gap_ms=5000)
         _demo_table("Studio table", betting_seconds=15)
         _demo_table("Play-chips table", card_count_paytable="play", chip_unit=1, min_bet=10, max_bet=500, betting_seconds=20)
+        _demo_table("Super table", multipliers=SUPER_MULTIPLIERS, betting_seconds=15)  # random multipliers on the card count
         self.stdout.write("Demo logins (password demo-pass): dealer, supervisor, alice, bob, carol")
         self.stdout.write(f"Demo operator:   {DEMO_OPERATOR} (internal wallet, secret {DEMO_OPERATOR_SECRET}): POST /api/operator/sessions/")
         url = options["url"].rstrip("/")
