@@ -15,14 +15,19 @@ it was last seen (the joker or a dealt card): a CUSUM of a card that is never se
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from math import comb, log
 
 from .cards import FULL_PACK, Card, Rank, Suit
 from .config import TableConfig
 from .deal import MAX_CARDS, Deal
+from .multipliers import Multipliers
 
 SCALE = 100  # scores are hundredths of a natural log-likelihood ratio
 
@@ -180,6 +185,78 @@ OPERATIONAL_CHECKS: tuple[Check, ...] = (
 CHECKS = {check.name: check for check in RESULT_CHECKS + OPERATIONAL_CHECKS}
 
 
+# --- the multipliers' draws (a table with random multipliers) ------------------------------------
+
+# Each draw check alerts falsely at most once in ten table-years at 120 rounds an hour.
+DRAW_FALSE_ALARM_ROUNDS = 10 * 120 * 24 * 365
+
+
+def _draw_fault(p0: Fraction) -> float:
+    """The rate a draw check is tuned to detect: twice the configured one (at most halfway to 1)."""
+    return min(2 * float(p0), (1 + float(p0)) / 2)
+
+
+def _draw_threshold(trials: int) -> int:
+    """A CUSUM of a log-likelihood ratio started at 0 alerts falsely after e^h trials or more on
+    average (Wald), h its threshold in natural-log units: h = ln(the target x the trials a round
+    makes, the false alarms of a check's categories being added). scripts/integrity_arl.py gives
+    the exact figures."""
+    return math.ceil(SCALE * log(DRAW_FALSE_ALARM_ROUNDS * trials))
+
+
+def draw_key(setting: Multipliers) -> str:
+    """The name of a multiplier setting: a table's draw checks start afresh when it changes."""
+    text = json.dumps(setting.to_dict(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@lru_cache(maxsize=256)
+def draw_checks(setting: Multipliers | None) -> tuple[Check, ...]:
+    """The checks of a table's draws (none without multipliers): one spot drawn more often than
+    draws/len(spots) (one trial per spot and round), the highest multiplier more often than its
+    weight gives (one trial per drawn spot). A check whose event is certain is left out."""
+    if setting is None:
+        return ()
+    checks = []
+    n, p_spot = len(setting.spots), Fraction(setting.draws, len(setting.spots))
+    if p_spot < 1:
+        checks.append(Check("multiplier_spot", "spot drawn for a multiplier", "bernoulli_max", p_spot, _draw_fault(p_spot),
+                            _draw_threshold(n), f"One spot is drawn for a multiplier more often than {p_spot} of the rounds "
+                            f"(tuned to {_draw_fault(p_spot):.0%}).", categories=n))
+    top = setting.highest
+    p_top = setting.chance(top)
+    if p_top < 1:
+        checks.append(Check("multiplier_top", f"x{top} drawn", "bernoulli", p_top, _draw_fault(p_top), _draw_threshold(setting.draws),
+                            f"The highest multiplier, x{top}, comes more often than {p_top} of the drawn spots "
+                            f"(tuned to {_draw_fault(p_top):.0%})."))
+    return tuple(checks)
+
+
+def with_draws(state: Mapping, setting: Multipliers | None) -> dict:
+    """The state with its draw checks for `setting`: as they are, or afresh when the setting changed."""
+    new = dict(state)
+    if setting is None or state.get("draw_key") == draw_key(setting):
+        return new
+    new.update(draw_key=draw_key(setting), draw_rounds=0, multiplier_spot=[0] * len(setting.spots), multiplier_top=0)
+    return new
+
+
+def observe_draw(state: Mapping, setting: Multipliers, drawn: Sequence[tuple[str, int]]) -> dict:
+    """The state after one more round's draw ((spot, multiplier) pairs): constant work."""
+    new = with_draws(state, setting)
+    new["draw_rounds"] += 1
+    checks = {check.name: check for check in draw_checks(setting)}
+    spots = {spot for spot, _ in drawn}
+    if "multiplier_spot" in checks:
+        steps = checks["multiplier_spot"].steps()
+        new["multiplier_spot"] = [_bernoulli(score, spot in spots, steps) for score, spot in zip(new["multiplier_spot"], setting.spots)]
+    if "multiplier_top" in checks:
+        steps = checks["multiplier_top"].steps()
+        for _, multiplier in drawn:
+            new["multiplier_top"] = _bernoulli(new["multiplier_top"], multiplier == setting.highest, steps)
+    return new
+
+
 # --- the state and its updates ----------------------------------------------------------------
 
 def initial_state() -> dict:
@@ -298,8 +375,11 @@ def statistic(state: Mapping, check: Check) -> int:
 
 def reset(state: Mapping, name: str) -> dict:
     """The state with one check started afresh (after its alert is acknowledged)."""
-    check = CHECKS[name]
     new = dict(state)
+    if name in ("multiplier_spot", "multiplier_top"):  # a draw check: its scores as the state holds them
+        new[name] = [0] * len(state[name]) if isinstance(state.get(name), list) else 0
+        return new
+    check = CHECKS[name]
     if check.kind == "bernoulli":
         new[name] = 0
     elif check.kind == "bernoulli_max":

@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 
 import engine.integrity as ig
+from engine.multipliers import Multipliers
 from tables.models import Table
 
 from .models import Alert, Baseline, Monitor
@@ -42,13 +43,13 @@ def alerts(*, status: str | None = None, limit: int = 200) -> list[dict]:
 
 def _checks(state: dict, checks, open_alerts: dict[str, int]) -> list[dict]:
     out = []
-    for result in ig.evaluate(state, checks):
+    for check, result in zip(checks, ig.evaluate(state, checks), strict=True):
         alert = open_alerts.get(result.check)
         out.append({
             "check": result.check, "signal": result.signal, "statistic": result.statistic,
             "threshold": result.threshold, "watch": result.watch,
             "status": ig.ALERT if alert else result.status, "alert": alert,
-            "description": ig.CHECKS[result.check].description,
+            "description": check.description,
         })
     return out
 
@@ -65,12 +66,13 @@ def integrity_overview() -> dict:
     dealers = {m.dealer_id: m for m in monitors if m.kind == Monitor.Kind.DEALER}
     names = dict(get_user_model().objects.filter(pk__in=dealers).values_list("pk", "username"))
     tables = []
-    for table in Table.objects.order_by("id").only("id", "name"):
+    for table in Table.objects.order_by("id").only("id", "name", "multipliers"):
         monitor = by_table.get(table.pk)
-        state = monitor.state if monitor else ig.initial_state()
+        setting = Multipliers.from_value(table.multipliers)  # its draws' checks, afresh since its setting last changed
+        state = ig.with_draws(monitor.state if monitor else ig.initial_state(), setting)
         alerts_of = open_alerts.get(monitor.pk, {}) if monitor else {}
         tables.append({"table": table.pk, "name": table.name, "rounds": state["rounds"],
-                       "checks": _checks(state, ig.RESULT_CHECKS, alerts_of)})
+                       "checks": _checks(state, ig.RESULT_CHECKS + ig.draw_checks(setting), alerts_of)})
     dealer_rows = []
     for dealer_id, monitor in sorted(dealers.items(), key=lambda kv: names.get(kv[0], "")):
         alerts_of = open_alerts.get(monitor.pk, {})

@@ -4,7 +4,8 @@ reaches its threshold records an alert and tells every supervisor's console afte
 
 Locks, in this order everywhere: the table's monitor, the dealer's, the studio's baseline, then
 alerts. A round is counted once (MonitoredRound): a re-settlement after a correction changes no check.
-What a round tells: its results (engine.integrity.RoundFacts) to both monitors; for a person's
+What a round tells: its results (engine.integrity.RoundFacts) to both monitors, and at a table with
+random multipliers its draw to the table's (engine.integrity.observe_draw); for a person's
 round, its operational signals (a correction, a void, seconds per card) to the dealer's, against
 the studio's own rates. A refused scan (an unreadable or duplicate card) is counted on the
 round's marker when it happens (tables.hooks.card_refused), and read with the claim at settlement.
@@ -23,7 +24,7 @@ from bets.outbox import operators_with_stuck
 from studio.errors import NotFound, WrongMoment, invalid
 from tables.access import PERSON, round_driver
 from tables.models import DealtCard, Round, RoundEvent
-from tables.selectors import round_deal
+from tables.selectors import round_config, round_deal
 
 from . import events, stream
 from .models import Alert, Baseline, Monitor, MonitoredRound
@@ -122,7 +123,12 @@ def on_round_settled(sender, *, rnd: Round, **kwargs) -> None:
     dealt = list(DealtCard.objects.filter(round=rnd).order_by("position").values_list("card", "dealt_at"))
     facts = ig.RoundFacts.of(round_deal(rnd, [card for card, _ in dealt]))
     table = _lock_monitor(Monitor.Kind.TABLE, rnd.table_id)
-    _save(table, ig.observe_results(table.state, facts), ig.RESULT_CHECKS, rnd)
+    state, checks = ig.observe_results(table.state, facts), ig.RESULT_CHECKS
+    setting = round_config(rnd).multipliers
+    if setting is not None and rnd.multipliers:  # the studio's own draw, watched at its table
+        state = ig.observe_draw(state, setting, [(d["spot"], d["multiplier"]) for d in rnd.multipliers])
+        checks = checks + ig.draw_checks(setting)
+    _save(table, state, checks, rnd)
     if rnd.dealer_id is None:
         return
     dealer = _lock_monitor(Monitor.Kind.DEALER, rnd.dealer_id)

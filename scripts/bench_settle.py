@@ -10,7 +10,11 @@ ledger is checked: it sums to 0, every wallet equals the sum of its entries, eve
 the rules engine's.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench REDIS_URL=redis://127.0.0.1:6379/4 \\
-        .venv/bin/python scripts/bench_settle.py [--players 20000] [--bets-per-player 5] [--naive-bets 10000] [--keep]
+        .venv/bin/python scripts/bench_settle.py [--players 20000] [--bets-per-player 5] [--naive-bets 10000] [--multipliers] [--keep]
+
+With --multipliers the table has random multipliers (MULTIPLIERS: two of three spots that win in
+the deal drawn each round, x2 or x5), so the settlement pays multiplied winnings; its statements
+are the same.
 
 The settlement's after-commit notifications (one bet.settled message per player) go through the
 Redis channel layer, after the commit the figure stops at; a sample of 200 Redis publishes is also
@@ -41,6 +45,7 @@ CHIPS = 1000  # each player's starting chips
 # Worked example 2 of RULES.md: joker KS; Andar A♣ 8♦ J♥ K♦, Bahar Q♠ 7♣ 2♥: Andar wins on card 7,
 # First 3 (K♠ A♣ Q♠) is a straight, card count 6-10 wins. Several kinds of spot win.
 JOKER, DEAL = "KS", ["AC", "QS", "8D", "7C", "JH", "2H", "KD"]
+MULTIPLIERS = {"spots": ["andar", "first_three", "count_6_10"], "draws": 2, "values": [[2, 3], [5, 1]]}
 
 
 def choose_bets(rng: random.Random, players: int, per_player: int, config) -> list[tuple[int, str, int]]:
@@ -129,7 +134,7 @@ def settle_naive(round_id: int, limit: int | None) -> dict:
     from bets.models import Account, Bet, LedgerEntry
     from engine import bet_result
     from tables.models import Round
-    from tables.selectors import round_config, round_deal
+    from tables.selectors import round_config, round_deal, round_multiplied
 
     clock = CpuClock()
     wall0, py0, pg0 = clock.read()
@@ -141,7 +146,7 @@ def settle_naive(round_id: int, limit: int | None) -> dict:
         bets = Bet.objects.filter(round_id=round_id, status=Bet.Status.OPEN).order_by("id")
         count = 0
         for bet in bets[:limit] if limit else bets:
-            result = bet_result(config, bet.spot, bet.amount, outcome)
+            result = bet_result(config, bet.spot, bet.amount, outcome, round_multiplied(rnd))
             bet.status = Bet.Status.WON if result.won else Bet.Status.LOST
             bet.payout, bet.settled_at = result.payout, now
             bet.save()
@@ -166,7 +171,7 @@ def verify(round_id: int, bets_expected: int) -> list[list[str]]:
     from studio.money import from_minor
     from engine import bet_result
     from tables.models import Round
-    from tables.selectors import round_config, round_deal
+    from tables.selectors import round_config, round_deal, round_multiplied
 
     L, B = LedgerEntry._meta.db_table, Bet._meta.db_table
     checks = [[name, found, result == "OK"] for name, found, result in ledger_checks()]
@@ -179,7 +184,7 @@ def verify(round_id: int, bets_expected: int) -> list[list[str]]:
     config, outcome = round_config(rnd), round_deal(rnd).outcome
     bad, won, paid = 0, 0, 0
     for spot, amount, status, payout, n in groups:
-        result = bet_result(config, spot, from_minor(amount), outcome)
+        result = bet_result(config, spot, from_minor(amount), outcome, round_multiplied(rnd))
         ok = status == ("won" if result.won else "lost") and from_minor(payout) == result.payout
         bad += 0 if ok else n
         won += n if status == "won" else 0
@@ -224,6 +229,7 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=20000)
     parser.add_argument("--bets-per-player", type=int, default=5, choices=range(1, 6))
     parser.add_argument("--naive-bets", type=int, default=10000, help="bets the naive way settles (0: all), extrapolated")
+    parser.add_argument("--multipliers", action="store_true", help="a table with random multipliers (MULTIPLIERS)")
     add_common_arguments(parser, "settle")
     args = parser.parse_args()
     if not 1 <= args.players <= 50000:
@@ -235,14 +241,14 @@ def main() -> int:
     django_setup(db_url, redis_url, LOG_LEVEL="ERROR", DB_STATEMENT_TIMEOUT_MS="0")  # builds 100,000 bets in a few statements
     from django.db import connection
 
-    from tables.models import Table
+    from tables.models import Round, Table
 
     n_bets = args.players * args.bets_per_player
     print(f"Machine: {machine()}, {pg_version()}; load average {os.getloadavg()[0]:.2f}; database bench_settle", flush=True)
     try:
         print(f"Setting up {args.players} players and two rounds of {n_bets} bets (set-based):", flush=True)
         dealer = make_dealer()
-        table = Table.objects.create(name="Bench settle", betting_seconds=600)
+        table = Table.objects.create(name="Bench settle", betting_seconds=600, multipliers=MULTIPLIERS if args.multipliers else None)
         with timed(f"{args.players} players, wallets and ISSUE entries"):
             players = make_players(args.players, CHIPS)
         bets = choose_bets(random.Random(args.seed), args.players, args.bets_per_player, table.engine_config())
@@ -252,6 +258,8 @@ def main() -> int:
             round_b = make_round(table=table, dealer=dealer, players=players, bets=bets)
         print("Settling round A with bets.settlement.round_settle ...", flush=True)
         real = settle_real(round_a)
+        if args.multipliers:
+            print(f"Round A's drawn multipliers: {Round.objects.get(pk=round_a).multipliers}", flush=True)
         checks = verify(round_a, n_bets)
         limit = None if args.naive_bets <= 0 or args.naive_bets >= n_bets else args.naive_bets
         print(f"Settling {'all' if limit is None else limit} bets of round B the naive way ...", flush=True)

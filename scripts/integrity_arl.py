@@ -10,8 +10,9 @@ quickest category's (E[min] <= min E: an upper bound on the mean rounds to flag)
 
 Figures: false alarms per table-year at --rate rounds an hour, counting every round twice for the
 results checks (its table's monitor and its dealer's) and once for the dealer's operational checks,
-at the baseline rates given; and for each named fault the mean rounds until the first alert, by
-Markov chain and (with --simulate N) by N seeded simulated runs of the real engine updates.
+at the baseline rates given; the draw checks of a table with random multipliers, for the Super
+preset; and for each named fault the mean rounds until the first alert, by Markov chain and (with
+--simulate N) by N seeded simulated runs of the real engine updates.
 
     python scripts/integrity_arl.py [--rate 120] [--simulate 200] [--seed 15]
 """
@@ -29,7 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 from engine import FULL_PACK  # noqa: E402
 from engine import integrity as ig  # noqa: E402
+from engine.config import SUPER_MULTIPLIERS  # noqa: E402
 from engine.integrity import first_match_distribution  # noqa: E402
+from engine.multipliers import Multipliers  # noqa: E402
 
 HOURS_PER_YEAR = 24 * 365
 
@@ -167,6 +170,19 @@ def operational_arls(p0: float) -> dict[str, tuple[float, float]]:
 PACK = list(FULL_PACK)
 
 
+def draw_arls(setting) -> list[tuple]:
+    """For each draw check of a multiplier setting (engine.integrity.draw_checks): the check, its
+    categories, its ARL with a fair draw and at the rate it is tuned to. The multiplier_top check
+    takes `draws` trials a round, so its ARLs in rounds are its trials' divided by `draws`."""
+    rows = []
+    for check in ig.draw_checks(setting):
+        per_round = 1 if check.name == "multiplier_spot" else setting.draws
+        steps = check.steps()
+        rows.append((check, check.categories, cusum_arl(float(check.p0), steps, check.threshold) / per_round,
+                     cusum_arl(check.p1, steps, check.threshold) / per_round))
+    return rows
+
+
 def _deal(rng: random.Random, pack: list) -> tuple:
     cards = pack[:]
     rng.shuffle(cards)
@@ -244,6 +260,14 @@ def main() -> int:
     ops_rate = sum(1 / a for a in worst.values())
     total = per_year * (2 * results_rate + ops_rate)
     print(f"\nFalse alarms per table-year, all checks (results at table and dealer, operational at the worst rate above): {total:.3f}\n")
+
+    print("| draw check (the Super preset) | categories | p0 | tuned to | threshold | ARL fair, each category (rounds) | "
+          "false alarms per table-year | ARL at the tuned rate (rounds) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for check, categories, arl0, arl1 in draw_arls(Multipliers.from_value(SUPER_MULTIPLIERS)):
+        print(f"| {check.name} | {categories} | {check.p0} | {check.p1:.0%} | {check.threshold} | {arl0:,.0f} | "
+              f"{categories * per_year / arl0:.4f} | {arl1:,.0f} |")
+    print()
 
     print("| fault | mean rounds to flag (Markov chain, quickest check) | check | simulated mean (runs) |")
     print("|---|---|---|---|")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import importlib.util
 import random
 import re
 from collections import Counter
@@ -19,6 +20,7 @@ import pytest
 
 from audit import offline
 from engine import InvalidConfig, TableConfig, bet_result, odds, percent4, possible_facts, spot_odds_for, worst_case
+from engine import integrity as ig
 from engine.config import SUPER_MULTIPLIERS
 from engine.deal import Deal
 from engine.cards import parse_card
@@ -213,3 +215,41 @@ def test_the_rulebooks_super_preset_table_is_the_engines():
         spot = by_spot[f"count_{lo}_{hi}"]
         assert (percent4(spot.rtp_without_multipliers), spot.rtp_percent) == (without, with_)
         assert spot.rtp < 1
+
+
+ARL = importlib.util.spec_from_file_location("integrity_arl", Path(__file__).resolve().parents[2] / "scripts" / "integrity_arl.py")
+integrity_arl = importlib.util.module_from_spec(ARL)
+ARL.loader.exec_module(integrity_arl)
+
+
+@pytest.mark.parametrize("setting", [SUPER_MULTIPLIERS, COUNT_BOXES_2, {"spots": ["andar", "bahar", "count_1_5"], "draws": 2,
+                                                                         "values": [[2, 5], [3, 2], [10, 1]]}])
+def test_each_draw_check_alerts_falsely_under_once_in_ten_table_years(setting):
+    """Exact average run lengths (Markov chain) of a fair draw, against the stated rate: all of a
+    check's categories together at most once in DRAW_FALSE_ALARM_ROUNDS rounds."""
+    m = Multipliers.from_value(setting)
+    rows = integrity_arl.draw_arls(m)
+    assert {check.name for check, *_ in rows} == {"multiplier_spot", "multiplier_top"}
+    for check, categories, arl_fair, arl_fault in rows:
+        assert arl_fair / categories >= ig.DRAW_FALSE_ALARM_ROUNDS, check.name
+        assert arl_fault < 5000, check.name  # and the fault it is tuned to is flagged within hours at a busy table
+
+
+def test_a_fair_draw_stays_quiet_and_a_rigged_one_is_flagged():
+    m = Multipliers.from_value(SUPER_MULTIPLIERS)
+    checks = ig.draw_checks(m)
+    rng, state = random.Random(7), ig.with_draws(ig.initial_state(), m)
+    for _ in range(5000):
+        state = ig.observe_draw(state, m, draw(m, rng.randbytes(32)))
+    assert state["draw_rounds"] == 5000
+    assert all(result.status != ig.ALERT for result in ig.evaluate(state, checks))
+    rigged = ig.with_draws(ig.initial_state(), m)
+    for n in range(1, 2001):  # the 46-49 box and x10 every round
+        rigged = ig.observe_draw(rigged, m, [("count_46_49", 10)])
+        if all(result.status == ig.ALERT for result in ig.evaluate(rigged, checks)):
+            break
+    assert n < 2000
+    assert ig.with_draws(rigged, m) == rigged  # the same setting keeps its scores
+    other = Multipliers.from_value({**SUPER_MULTIPLIERS, "draws": 2})
+    assert ig.with_draws(rigged, other)["draw_rounds"] == 0  # a changed setting starts afresh
+    assert ig.draw_checks(Multipliers.from_value({"spots": ["andar"], "draws": 1, "values": [[2, 1]]})) == ()  # nothing random

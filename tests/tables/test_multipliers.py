@@ -18,6 +18,7 @@ from bets.models import Bet
 from engine import TableConfig
 from engine.multipliers import draw
 from incidents.services import incident_raise
+from integrity.models import Monitor
 from tables.models import Round, RoundEvent, Table
 from tests.bets.flow import EXAMPLE_2_CARDS, balance, bet, close, deal, open_round, placed
 
@@ -112,11 +113,30 @@ def test_a_multiplied_win_is_paid_rounded_once_and_verifies(make_table, dealer_a
 
     code, output = verify_audit()
     assert code == 0, output
+    monitor = Monitor.objects.get(kind="table", table=table)  # the draw watched at its table
+    assert (monitor.state["draw_rounds"], monitor.state["multiplier_spot"]) == (1, [0, 0])  # both spots always drawn: no trial
+    overview = supervisor_api.get("/api/integrity/").json()
+    checks = {c["check"] for t in overview["tables"] if t["table"] == table.pk for c in t["checks"]}
+    assert "multiplier_spot" not in checks and "first_side_high" in checks  # a certain event is not tested
     record = supervisor_api.get(f"/api/rounds/{round_id}/record/").json()
     assert record["round"]["multipliers"] == history["multipliers"]
     assert offline.check(record) == []
     forged = {**record, "round": {**record["round"], "multipliers": [{"spot": "andar", "multiplier": 70}]}}
     assert any("its events drew" in problem for problem in offline.check(forged))
+
+
+def test_the_integrity_panel_watches_a_super_tables_draws(make_table, dealer_api, supervisor_api, django_capture_on_commit_callbacks):
+    table = make_table(multipliers=SUPER)
+    for joker in ("KS", "QH"):
+        round_id = open_round(dealer_api, table, joker=joker)
+        close(dealer_api, round_id)
+        with django_capture_on_commit_callbacks(execute=True):
+            deal(dealer_api, round_id, [joker[0] + "D"])
+    state = Monitor.objects.get(kind="table", table=table).state
+    assert state["draw_rounds"] == 2 and len(state["multiplier_spot"]) == 4
+    rows = {c["check"]: c for t in supervisor_api.get("/api/integrity/").json()["tables"] if t["table"] == table.pk for c in t["checks"]}
+    assert rows["multiplier_spot"]["status"] == rows["multiplier_top"]["status"] == "ok"
+    assert "x10" in rows["multiplier_top"]["signal"] and "1/2" in rows["multiplier_spot"]["description"]
 
 
 def test_a_draw_edited_behind_the_studios_back_is_named(make_table, dealer_api, alice_api, django_capture_on_commit_callbacks):
