@@ -60,8 +60,9 @@ class WhenField(serializers.Field):
 
 
 class ReportQuery(serializers.Serializer):
-    group = serializers.ChoiceField(choices=GROUPS, help_text="One row per table, dealer, shift, day (TIME_ZONE), hour (UTC) or operator "
-                                    "(each seamless operator's players, and `studio`: the studio's own wallets).")
+    group = serializers.ChoiceField(choices=GROUPS, help_text="One row per table, dealer, shift, day (TIME_ZONE), hour (UTC), operator "
+                                    "(each seamless operator's players, and `studio`: the studio's own wallets) or multiplier "
+                                    "(the random multiplier bets were paid under; 1: none).")
     start = WhenField(help_text="The period's start, inclusive: a date (midnight in the studio's TIME_ZONE) or a datetime on the hour.")
     end = WhenField(help_text="The period's end, exclusive: a date (midnight in the studio's TIME_ZONE) or a datetime on the hour.")
     table = WholeNumberField(required=False, min_value=1, max_value=MAX_ID, help_text="Only this table (its id).")

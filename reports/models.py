@@ -1,7 +1,8 @@
 """The reports' rollups: a round's figures added up per (table, hour, dealer, shift, spot).
 
 A row with `spot` "" holds the rounds as a whole (rounds, cards, times, incidents, voids, players)
-and every bet of them; a row per spot holds that spot's bets. The round's hour (the hour in UTC in
+and every bet of them; a row per spot and multiplier holds that spot's bets, apart for each random
+multiplier the rounds drew for it (1: none; a table with random multipliers, engine.multipliers). The round's hour (the hour in UTC in
 which it opened), dealer, shift and rules place every figure of the round, so a void or a
 re-settlement finds the row its settlement wrote. Written only by reports.rollup, in the
 transaction of the change.
@@ -39,6 +40,7 @@ class Rollup(models.Model):
     shift_id = models.BigIntegerField(null=True)
     rules = models.CharField(max_length=16, default="", help_text="The Rules key of the rounds' rules.")
     spot = models.CharField(max_length=16, blank=True, help_text='A bet type, or "" for the rounds as a whole.')
+    multiplier = models.PositiveSmallIntegerField(db_default=1, help_text="The random multiplier the rounds drew for the spot (1: none).")
     rounds = models.IntegerField(default=0, help_text="Settled rounds (a voided one is in `voids` only).")
     cards = models.IntegerField(default=0, help_text="Cards dealt in them, the joker left out.")
     card_ms = models.BigIntegerField(default=0, help_text="Milliseconds from betting's close to the last card.")
@@ -54,7 +56,7 @@ class Rollup(models.Model):
         constraints = [
             # The key of every upsert (reports.rollup): no dealer (the virtual dealer) or no shift is 0.
             models.UniqueConstraint(F("table"), F("hour"), Coalesce(F("dealer"), 0), Coalesce(F("shift_id"), 0), F("rules"), F("spot"),
-                                    name="rollup_key"),
+                                    F("multiplier"), name="rollup_key"),
         ]
         indexes = [
             # A report reads a period's rows, the rounds as a whole or the spots, from these alone (an
@@ -63,7 +65,7 @@ class Rollup(models.Model):
             models.Index(fields=["hour"], name="rollup_round_hour_idx", condition=Q(spot=""),
                          include=["table_id", "dealer_id", "shift_id", *ROUND_FIGURES]),
             models.Index(fields=["hour"], name="rollup_spot_hour_idx", condition=~Q(spot=""),
-                         include=["table_id", "dealer_id", "shift_id", "rules", "spot", "bets", "stakes", "payouts"]),
+                         include=["table_id", "dealer_id", "shift_id", "rules", "spot", "multiplier", "bets", "stakes", "payouts"]),
         ]
 
 
@@ -78,6 +80,7 @@ class RollupDay(models.Model):
     shift_id = models.BigIntegerField(null=True)
     rules = models.CharField(max_length=16, default="")
     spot = models.CharField(max_length=16)
+    multiplier = models.PositiveSmallIntegerField(db_default=1)
     bets = models.IntegerField(default=0)
     stakes = MoneyField(default=0)
     payouts = MoneyField(default=0)
@@ -85,10 +88,10 @@ class RollupDay(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(F("table"), F("day"), Coalesce(F("dealer"), 0), Coalesce(F("shift_id"), 0), F("rules"), F("spot"),
-                                    name="rollup_day_key"),
+                                    F("multiplier"), name="rollup_day_key"),
         ]
         indexes = [models.Index(fields=["day"], name="rollup_day_idx",
-                                include=["table_id", "dealer_id", "shift_id", "rules", "spot", "bets", "stakes", "payouts"])]
+                                include=["table_id", "dealer_id", "shift_id", "rules", "spot", "multiplier", "bets", "stakes", "payouts"])]
 
 
 class OperatorRollup(models.Model):

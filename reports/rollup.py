@@ -27,14 +27,15 @@ from bets.models import Account, Bet
 from bets.settlement import bet_figures
 from engine.config import rules_of
 from tables.models import DealtCard, Round
+from tables.selectors import round_multiplied
 
 from .models import ROUND_FIGURES, WHOLE_ROUND, OperatorRollup, Rollup, RollupDay, Rules
 
 ROLLUP = Rollup._meta.db_table
 BET = Bet._meta.db_table
 COUNTERS = ROUND_FIGURES
-KEY = "table_id, hour, COALESCE(dealer_id, 0), COALESCE(shift_id, 0), rules, spot"  # the expressions of the rollup_key index
-_INSERT = f"INSERT INTO {ROLLUP} (table_id, hour, dealer_id, shift_id, rules, spot, {', '.join(COUNTERS)}) "
+KEY = "table_id, hour, COALESCE(dealer_id, 0), COALESCE(shift_id, 0), rules, spot, multiplier"  # the expressions of the rollup_key index
+_INSERT = f"INSERT INTO {ROLLUP} (table_id, hour, dealer_id, shift_id, rules, spot, multiplier, {', '.join(COUNTERS)}) "
 _UPSERT = f" ON CONFLICT ({KEY}) DO UPDATE SET " + ", ".join(f"{c} = {ROLLUP}.{c} + excluded.{c}" for c in COUNTERS)
 _PLACE = "CAST(%(table)s AS BIGINT), %(hour)s, CAST(%(dealer)s AS BIGINT), CAST(%(shift)s AS BIGINT), %(rules)s"
 _SETTLED = f"{BET} WHERE round_id = %(round)s AND status IN ('won', 'lost')"
@@ -44,22 +45,23 @@ _SETTLED = f"{BET} WHERE round_id = %(round)s AND status IN ('won', 'lost')"
 # UPDATE (bets.settlement) and hands them over; a settlement taken back is read here.
 BET_FIGURES = (f"SELECT spot, COUNT(*), COALESCE(SUM(amount), 0), COALESCE(SUM(payout), 0), COUNT(DISTINCT player_id) "
                f"FROM {_SETTLED} GROUP BY GROUPING SETS ((spot), ())")
-_SPOTS = "unnest(%(spots)s::text[], %(bets)s::bigint[], %(staked)s::bigint[], %(paid)s::bigint[]) AS s(spot, n, staked, paid)"
+_SPOTS = ("unnest(%(spots)s::text[], %(multipliers)s::smallint[], %(bets)s::bigint[], %(staked)s::bigint[], %(paid)s::bigint[]) "
+          "AS s(spot, multiplier, n, staked, paid)")
 
 # The round as a whole and each spot it was bet on, each figure times the sign.
-SETTLEMENT = f"""{_INSERT}SELECT {_PLACE}, d.spot, d.rounds, d.cards, d.card_ms, d.round_ms, 0, 0, d.players, d.n, d.staked, d.paid FROM (
-  SELECT '' AS spot, %(rounds)s AS rounds, %(cards)s AS cards, %(card_ms)s AS card_ms, %(round_ms)s AS round_ms,
-         %(players)s AS players, %(round_bets)s AS n, %(round_staked)s AS staked, %(round_paid)s AS paid
+SETTLEMENT = f"""{_INSERT}SELECT {_PLACE}, d.spot, d.multiplier, d.rounds, d.cards, d.card_ms, d.round_ms, 0, 0, d.players, d.n, d.staked, d.paid FROM (
+  SELECT '' AS spot, CAST(1 AS SMALLINT) AS multiplier, %(rounds)s AS rounds, %(cards)s AS cards, %(card_ms)s AS card_ms,
+         %(round_ms)s AS round_ms, %(players)s AS players, %(round_bets)s AS n, %(round_staked)s AS staked, %(round_paid)s AS paid
   UNION ALL
-  SELECT s.spot, 0, 0, 0, 0, 0, s.n, s.staked, s.paid FROM {_SPOTS}
+  SELECT s.spot, s.multiplier, 0, 0, 0, 0, 0, s.n, s.staked, s.paid FROM {_SPOTS}
 ) AS d WHERE 1 = 1 ORDER BY d.spot{_UPSERT}"""
 
 # The same spots, on the round's day.
 DAY = RollupDay._meta.db_table
-DAY_SETTLEMENT = f"""INSERT INTO {DAY} (table_id, day, dealer_id, shift_id, rules, spot, bets, stakes, payouts)
-SELECT CAST(%(table)s AS BIGINT), %(day)s, CAST(%(dealer)s AS BIGINT), CAST(%(shift)s AS BIGINT), %(rules)s, s.spot,
+DAY_SETTLEMENT = f"""INSERT INTO {DAY} (table_id, day, dealer_id, shift_id, rules, spot, multiplier, bets, stakes, payouts)
+SELECT CAST(%(table)s AS BIGINT), %(day)s, CAST(%(dealer)s AS BIGINT), CAST(%(shift)s AS BIGINT), %(rules)s, s.spot, s.multiplier,
        s.n, s.staked, s.paid FROM {_SPOTS} ORDER BY s.spot
-ON CONFLICT (table_id, day, COALESCE(dealer_id, 0), COALESCE(shift_id, 0), rules, spot) DO UPDATE SET
+ON CONFLICT (table_id, day, COALESCE(dealer_id, 0), COALESCE(shift_id, 0), rules, spot, multiplier) DO UPDATE SET
   bets = {DAY}.bets + excluded.bets, stakes = {DAY}.stakes + excluded.stakes, payouts = {DAY}.payouts + excluded.payouts"""
 
 # The settled bets of seamless operators' players, per operator (rounds with a seamless bet only).
@@ -74,7 +76,7 @@ ON CONFLICT (table_id, hour, operator_id) DO UPDATE SET player_rounds = {OPERATO
   payouts = {OPERATOR_ROLLUP}.payouts + excluded.payouts"""
 
 # One figure of the round as a whole (a void, an incident).
-COUNT = f"{_INSERT}SELECT {_PLACE}, '', " + ", ".join(f"%({c})s" for c in COUNTERS) + f" WHERE 1 = 1{_UPSERT}"
+COUNT = f"{_INSERT}SELECT {_PLACE}, '', 1, " + ", ".join(f"%({c})s" for c in COUNTERS) + f" WHERE 1 = 1{_UPSERT}"
 
 
 def rules_key(config: dict) -> str:
@@ -129,7 +131,8 @@ def rollup_settlement(*, rnd: Round, sign: int, figures: dict | None = None) -> 
             figures = bet_figures(cur.fetchall())
     spots = sorted(figures["spots"].items())
     columns = list(zip(*(values for _, values in spots))) or [(), (), ()]
-    bets = {"spots": [spot for spot, _ in spots], **{k: [sign * v for v in column] for k, column in zip(("bets", "staked", "paid"), columns)},
+    multiplied = round_multiplied(rnd) or {}  # a spot's multiplier is the round's draw: a reversal meets the settlement's rows
+    bets = {"spots": [spot for spot, _ in spots], "multipliers": [multiplied.get(spot, 1) for spot, _ in spots], **{k: [sign * v for v in column] for k, column in zip(("bets", "staked", "paid"), columns)},
             "players": sign * figures["players"], **{f"round_{k}": sign * sum(column) for k, column in zip(("bets", "staked", "paid"), columns)}}
     place = _place(rnd)
     with connection.cursor() as cur:
@@ -142,9 +145,9 @@ def rebuild_days() -> int:
     day, params = connection.ops.datetime_cast_date_sql("hour", (), settings.TIME_ZONE)
     with connection.cursor() as cur:
         cur.execute(f"DELETE FROM {DAY}")
-        cur.execute(f"INSERT INTO {DAY} (table_id, day, dealer_id, shift_id, rules, spot, bets, stakes, payouts) "
-                    f"SELECT table_id, {day}, dealer_id, shift_id, rules, spot, SUM(bets), SUM(stakes), SUM(payouts) FROM {ROLLUP} "
-                    f"WHERE spot <> '' GROUP BY 1, 2, 3, 4, 5, 6", [*params])
+        cur.execute(f"INSERT INTO {DAY} (table_id, day, dealer_id, shift_id, rules, spot, multiplier, bets, stakes, payouts) "
+                    f"SELECT table_id, {day}, dealer_id, shift_id, rules, spot, multiplier, SUM(bets), SUM(stakes), SUM(payouts) "
+                    f"FROM {ROLLUP} WHERE spot <> '' GROUP BY 1, 2, 3, 4, 5, 6, 7", [*params])
         cur.execute(f"SELECT COUNT(*) FROM {DAY}")
         return cur.fetchone()[0]
 

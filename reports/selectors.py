@@ -27,7 +27,7 @@ from tables.models import Table
 
 from .models import ROUND_FIGURES, OperatorRollup, Rollup, RollupDay, Rules
 
-GROUPS = ("table", "dealer", "shift", "day", "hour", "operator")
+GROUPS = ("table", "dealer", "shift", "day", "hour", "operator", "multiplier")
 STUDIO_WALLETS = "studio"  # group=operator: the key of the row of the studio's own wallets
 ROLLUP = Rollup._meta.db_table
 DAY = RollupDay._meta.db_table
@@ -46,7 +46,7 @@ class Filters:
 def _key_sql(group: str) -> tuple[str, tuple]:
     if group == "day":
         return connection.ops.datetime_cast_date_sql("r.hour", (), settings.TIME_ZONE)
-    return {"table": "r.table_id", "dealer": "r.dealer_id", "shift": "r.shift_id", "hour": "r.hour"}[group], ()
+    return {"table": "r.table_id", "dealer": "r.dealer_id", "shift": "r.shift_id", "hour": "r.hour", "multiplier": "r.multiplier"}[group], ()
 
 
 def _where(filters: Filters, whole_round: bool) -> tuple[str, list]:
@@ -241,12 +241,33 @@ def _operator_report(filters: Filters) -> dict:
     return {**whole, "group": "operator", "rows": rows}
 
 
+def _multiplier_report(filters: Filters) -> dict:
+    """One row per multiplier the period's bets were paid under (`x1`: no multiplier), from the
+    spots' rows: their bets, stakes, payouts and spots. A spot's theoretical hold, an average over
+    every draw, is left out of these rows; the rounds' own figures and the theoretical holds are on
+    the total."""
+    whole = report(group="table", filters=filters)
+    with transaction.atomic():
+        with connection.cursor() as cur:
+            cur.execute("SET LOCAL jit = off")
+        spots = _spot_rows("multiplier", filters)
+    empty = dict.fromkeys(ROUND_COLUMNS, 0)
+    rows = []
+    for multiplier in sorted(spots):
+        by_spot = {spot: {**f, "theo_stakes": 0} for spot, f in spots[multiplier].items()}
+        sums = {name: sum(f[name] for f in by_spot.values()) for name in ("bets", "stakes", "payouts")}
+        rows.append(_line(str(multiplier), f"x{multiplier}", {**empty, **sums}, by_spot))
+    return {**whole, "group": "multiplier", "rows": rows}
+
+
 def report(*, group: str, filters: Filters) -> dict:
     """The report of the period, one row per group (in key order) and the total."""
     if group not in GROUPS:
         raise ValueError(f"not a report's group: {group!r} (one of {', '.join(GROUPS)})")
     if group == "operator":
         return _operator_report(filters)
+    if group == "multiplier":
+        return _multiplier_report(filters)
     with transaction.atomic():
         with connection.cursor() as cur:
             # JIT-compiling these statements costs more than it saves them (about 0.2 s), and a

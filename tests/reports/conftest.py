@@ -15,6 +15,7 @@ from bets.settlement import round_settle
 from reports.models import Rollup, RollupDay
 from studio.money import to_minor
 from tables.models import DealtCard, Incident, Round
+from tables.selectors import round_multiplied
 
 from ..incidents.conftest import close, deal, open_round, place, quick_player  # noqa: F401
 
@@ -55,7 +56,9 @@ def recomputed() -> dict:
     out: dict = defaultdict(lambda: dict.fromkeys(COUNTERS, 0))
 
     def key(rnd, spot=""):
-        return (rnd.table_id, rnd.opened_at.astimezone(UTC).replace(minute=0, second=0, microsecond=0), rnd.dealer_id, rnd.shift_id, spot)
+        multiplier = (round_multiplied(rnd) or {}).get(spot, 1)  # a spot's bets apart per the multiplier its round drew
+        return (rnd.table_id, rnd.opened_at.astimezone(UTC).replace(minute=0, second=0, microsecond=0), rnd.dealer_id, rnd.shift_id, spot,
+                multiplier)
 
     rounds = {r.pk: r for r in Round.objects.all()}
     for rnd in rounds.values():
@@ -93,13 +96,13 @@ def recomputed() -> dict:
 
 def kept() -> dict:
     """The rollups as kept, without the rows every figure of which went back to 0."""
-    rows = Rollup.objects.values_list("table_id", "hour", "dealer_id", "shift_id", "spot", *COUNTERS)
+    rows = Rollup.objects.values_list("table_id", "hour", "dealer_id", "shift_id", "spot", "multiplier", *COUNTERS)
     out = {}
     for row in rows:
-        figures = dict(zip(COUNTERS, row[5:], strict=True))
+        figures = dict(zip(COUNTERS, row[6:], strict=True))
         figures["stakes"], figures["payouts"] = to_minor(figures["stakes"]), to_minor(figures["payouts"])
         if any(figures.values()):
-            out[tuple(row[:5])] = figures
+            out[tuple(row[:6])] = figures
     return out
 
 
@@ -107,17 +110,18 @@ def days_from_hours() -> dict:
     """The daily spot rows as the hourly ones add up per TIME_ZONE day (of each row's hour)."""
     zone = ZoneInfo(settings.TIME_ZONE)
     out: dict = defaultdict(lambda: [0, 0, 0])
-    for table, hour, dealer, shift, spot, bets, stakes, payouts in Rollup.objects.exclude(spot="").values_list(
-            "table_id", "hour", "dealer_id", "shift_id", "spot", "bets", "stakes", "payouts"):
-        f = out[(table, hour.astimezone(zone).date(), dealer, shift, spot)]
+    for table, hour, dealer, shift, spot, multiplier, bets, stakes, payouts in Rollup.objects.exclude(spot="").values_list(
+            "table_id", "hour", "dealer_id", "shift_id", "spot", "multiplier", "bets", "stakes", "payouts"):
+        f = out[(table, hour.astimezone(zone).date(), dealer, shift, spot, multiplier)]
         f[0], f[1], f[2] = f[0] + bets, f[1] + to_minor(stakes), f[2] + to_minor(payouts)
     return {k: tuple(v) for k, v in out.items() if any(v)}
 
 
 def days_kept() -> dict:
-    return {tuple(row[:5]): (row[5], to_minor(row[6]), to_minor(row[7]))
-            for row in RollupDay.objects.values_list("table_id", "day", "dealer_id", "shift_id", "spot", "bets", "stakes", "payouts")
-            if any(row[5:])}
+    return {tuple(row[:6]): (row[6], to_minor(row[7]), to_minor(row[8]))
+            for row in RollupDay.objects.values_list("table_id", "day", "dealer_id", "shift_id", "spot", "multiplier", "bets", "stakes",
+                                                     "payouts")
+            if any(row[6:])}
 
 
 def assert_rollups_exact() -> None:

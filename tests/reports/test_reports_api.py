@@ -189,3 +189,20 @@ def test_whole_days_and_the_same_hours_give_the_same_report(played, supervisor_a
     shifted = get(supervisor_api, group=group, **{"from": "2026-12-01T05:00:00Z", "to": "2026-12-02T05:00:00Z"}).json()
     assert days["rows"] == hours["rows"] and days["total"] == hours["total"]
     assert days["total"]["spots"] and shifted["total"]["stakes"] == "150.00"  # the 04:20 UTC round left out
+
+
+def test_a_report_by_multiplier(dealer, supervisor_api, make_table):
+    alice, bob = quick_player("alice", 5000), quick_player("bob", 5000)
+    sure = make_table(name="Super", card_count_paytable="play", multipliers={"spots": ["andar", "count_6_10"], "draws": 2, "values": [[7, 1]]})
+    plain = make_table(name="Plain")
+    # RULES.md example 3's deal: Andar wins on card 7, card count 6-10 wins; at Super both x7.
+    play(sure, dealer, [(alice, "andar", 50), (alice, "count_6_10", 25), (bob, "bahar", 25)], ["AC", "QS", "8D", "7C", "JH", "2H", "KD"],
+         opened_at=at(4))
+    play(plain, dealer, [(bob, "andar", 100)], ["2C", "3D", "KH"], opened_at=at(5))  # Andar wins: 190 back
+    body = get(supervisor_api, group="multiplier", **{"from": "2026-12-01", "to": "2026-12-02"}).json()
+    rows = {row["key"]: row for row in body["rows"]}
+    assert set(rows) == {"1", "7"} and rows["7"]["label"] == "x7"
+    assert (rows["7"]["bets"], rows["7"]["stakes"], rows["7"]["payouts"]) == (2, "75.00", "1002.00")  # 50 + 315, 25 + 612
+    assert {s["spot"]: s["theoretical_hold"] for s in rows["7"]["spots"]} == {"andar": None, "count_6_10": None}
+    assert (rows["1"]["bets"], rows["1"]["stakes"], rows["1"]["payouts"]) == (2, "125.00", "190.00")
+    assert body["total"]["rounds"] == 2 and body["total"]["stakes"] == "200.00" and body["total"]["payouts"] == "1192.00"

@@ -118,3 +118,20 @@ def test_the_daily_spots_follow_the_time_zone_and_are_rebuilt_when_it_changes(de
     assert rebuild_days() == 2
     assert set(RollupDay.objects.values_list("day", "spot")) == {(date(2026, 11, 30), "andar"), (date(2026, 12, 1), "bahar")}
     assert_rollups_exact()
+
+
+
+def test_a_multiplier_tables_spots_are_kept_apart_per_multiplier_through_a_correction_and_a_void(dealer, supervisor, make_table, players):
+    alice, bob, _ = players
+    table = make_table(multipliers={"spots": ["andar", "bahar"], "draws": 1, "values": [[2, 1], [5, 1]]})
+    rounds = [play(table, dealer, [(alice, "andar", 50), (bob, "bahar", 40)], ["2C", "3D", "KD"]) for _ in range(4)]
+    assert_rollups_exact()  # each round's spots under the multipliers it drew (the recomputation keys them so)
+    want = {(spot, next((d["multiplier"] for d in rnd.multipliers if d["spot"] == spot), 1)) for rnd in rounds for spot in ("andar", "bahar")}
+    assert set(Rollup.objects.exclude(spot="").values_list("spot", "multiplier")) == want
+    assert any(m > 1 for _, m in want)
+    rnd = rounds[0]
+    incident = raise_incident(rnd, supervisor, "settlement")
+    incidents.card_replace(round_id=rnd.pk, position=2, card="4D", actor=supervisor)  # settled again, the same draw
+    assert_rollups_exact()
+    incidents.incident_void(incident_id=incident.pk, actor=supervisor, reason="shoe fault")
+    assert_rollups_exact()
