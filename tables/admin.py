@@ -54,8 +54,12 @@ class RoundAdmin(ReadOnlyAdmin):
     inlines = [DealtCardInline]
 
     def get_exclude(self, request, obj=None):
-        """A virtual round's pack and salt stay secret until it is over (docs/FAIRNESS.md)."""
-        return ["pack", "salt"] if obj is None or obj.status in Round.OPEN_STATUSES else []
+        """A virtual round's pack and salt stay secret until it is over, a multiplier round's seed
+        until its draw (docs/FAIRNESS.md)."""
+        secret = ["pack", "salt"] if obj is None or obj.status in Round.OPEN_STATUSES else []
+        if obj is None or (obj.multipliers is None and obj.status in Round.OPEN_STATUSES):
+            secret.append("multipliers_seed")
+        return secret
 
 
 @admin.register(RoundEvent)
