@@ -4,7 +4,7 @@ import {
   addBet, applyEvent, applyPersonal, applySnapshot, balanceAt, catchUp, newState, openBets, phaseOf, stakes,
 } from "../../static/js/pages/play/state.js";
 import { chipKey, chipValues } from "../../static/js/pages/play/betting.js";
-import { spotName, spoken, correctionLine } from "../../static/js/pages/play/words.js";
+import { spotName, spoken, correctionLine, multipliersLine } from "../../static/js/pages/play/words.js";
 
 const TABLE = { id: 8, chip_unit: "1.00", min_bet: "10.00", max_bet: "500.00", betting_seconds: 15 };
 const SPOTS = [{ spot: "andar", pays: "0.9:1" }, { spot: "bahar", pays: "1:1" }, { spot: "count_6_10", pays: "3.5:1" }];
@@ -113,4 +113,27 @@ test("the balance shown is the wallet in the table's currency, from GET /api/me/
   assert.equal(balanceAt(me, { ...TABLE, currency: "CHIPS" }), "1000.00");
   assert.equal(balanceAt(me, { ...TABLE, currency: "EUR" }), "0.00"); // no wallet there yet
   assert.equal(balanceAt(me, null), "1000.00"); // before the snapshot
+});
+
+test("random multipliers: shown as drawn from betting.closed or the snapshot, said, and gone when the next round opens", () => {
+  const S = newState();
+  opened(S);
+  assert.equal(S.round.multipliers, null);
+  const drawn = [{ spot: "count_6_10", multiplier: 7 }, { spot: "andar", multiplier: 2 }];
+  const out = applyEvent(S, { type: "betting.closed", seq: 3, round: 7, closed_at: "2026-12-01T10:00:15Z", reason: "timer",
+    multipliers: drawn, multipliers_seed: "ab".repeat(32) }, 0);
+  assert.deepEqual(S.round.multipliers, drawn);
+  assert.equal(spoken(out.say), "No more bets. Multipliers this round: 6–10 cards ×7, Andar ×2.");
+  applyPersonal(S, { type: "bet.settled", round: 7, staked: "10.00", returned: "255.00", net: "245.00", balance: "1245.00",
+    bets: [{ bet: 1, spot: "count_6_10", amount: "10.00", status: "won", payout: "255.00", multiplier: 7 }] });
+  assert.equal(S.bets[0].multiplier, 7);
+  applyEvent(S, { type: "round.opened", seq: 4, round: 8, at: "2026-12-01T10:01:00Z", closes_at: "2026-12-01T10:01:15Z",
+    joker: "2C", first_side: "bahar", betting_seconds: 15, spots: SPOTS }, 0);
+  assert.equal(S.round.multipliers, null);
+  // A table without multipliers: betting.closed says only that betting closed.
+  assert.equal(spoken(applyEvent(S, { type: "betting.closed", seq: 5, round: 8, closed_at: "x", reason: "timer", multipliers: null }, 0).say), "No more bets.");
+  applySnapshot(S, { seq: 9, table: TABLE, history: [], round: { id: 9, status: "dealing", joker: "QH", first_side: "andar", cards: [],
+    multipliers_commit: "cd".repeat(32), multipliers: [{ spot: "bahar", multiplier: 5 }], multipliers_seed: "ef".repeat(32) } }, 0);
+  assert.deepEqual(S.round.multipliers, [{ spot: "bahar", multiplier: 5 }]);
+  assert.equal(multipliersLine([]), "");
 });

@@ -143,12 +143,15 @@ async function refreshMine() {
       api("GET", "me/rounds/?page_size=10"),
     ]);
     S.balance = balanceAt(me, S.table);
+    const rows = rounds.results || rounds;
     if (mine && S.round && S.round.id === roundId) {
+      // A won bet's multiplier is in my rounds' row of the round (the bets' list has none).
+      const row = rows.find((x) => x.round === roundId);
+      const applied = new Map(((row && row.bets) || []).filter((b) => b.multiplier).map((b) => [b.bet, b.multiplier]));
       S.bets = mine.bets.filter((b) => b.status !== "cancelled")
-        .map((b) => ({ id: b.id, spot: b.spot, amount: b.amount, status: b.status, payout: b.payout }));
+        .map((b) => ({ id: b.id, spot: b.spot, amount: b.amount, status: b.status, payout: b.payout, multiplier: applied.get(b.id) || null }));
       S.bets.forEach((b) => S.known.add(b.id));
     }
-    const rows = rounds.results || rounds;
     if (shownResult === null && !catching) {
       // First load: what came before is history, not news.
       const last = rows.find((row) => row.table === TABLE && row.net !== null && row.status !== "voided");

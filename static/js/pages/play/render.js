@@ -9,7 +9,7 @@ import { format, gettext, locale, pgettext } from "../../i18n.js";
 import { cents, money } from "../../money.js";
 import { openBets, phaseOf, stakes } from "./state.js";
 import {
-  cardsCount, correctionLine, countRange, nextCardLine, shortCard, spotName, voidLine, winsLine,
+  cardsCount, correctionLine, countRange, nextCardLine, shortCard, spotName, timesText, voidLine, winsLine,
 } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -36,6 +36,7 @@ export function render(S, { root, token, now }) {
     + (r.dealer ? " · " + format(gettext("dealer %(name)s"), { name: r.dealer }) : "") : gettext("Waiting for the first round");
   if (label.textContent !== text) label.textContent = text;
   renderFelt(S, r);
+  renderMultipliers(r);
   renderStatus(S, r, phase, now);
   renderNotice(S);
   renderTableState(S);
@@ -72,6 +73,19 @@ function renderFelt(S, r) {
   }
 }
 
+/** The round's drawn multipliers on the felt, as the server sent them (from betting's close until
+ *  the next round opens); revealed with a short animation the first time this round shows them. */
+function renderMultipliers(r) {
+  const box = $("mults"), list = $("mults-list");
+  const drawn = (r && r.multipliers) || [];
+  const key = r && drawn.length ? r.id + ":" + drawn.map((m) => m.spot + "=" + m.multiplier).join("|") : "";
+  if (box.dataset.key === key) return;
+  const reveal = !!key && !String(box.dataset.key || "").startsWith(r.id + ":");
+  box.dataset.key = key;
+  list.innerHTML = drawn.map((m) => html`<li class="mult${reveal ? " reveal" : ""}" data-spot="${m.spot}" data-testid="mult-${m.spot}"><b>${timesText(m.multiplier)}</b> <span>${spotName(m.spot)}</span></li>`).join("");
+  box.hidden = !key;
+}
+
 function renderStatus(S, r, phase, now) {
   const clock = $("clock");
   let title = gettext("Waiting for the dealer"), sub = gettext("The next round opens soon.");
@@ -101,8 +115,12 @@ function resultHTML(S, r) {
   const res = S.result && S.result.round === r.id && !S.result.voided ? S.result : null;
   const head = html`<div class="outcome">${winsLine(r.winner, r.cards_dealt)}</div>`;
   if (res) {
+    const multiplied = S.bets.filter((b, i, all) => b.status === "won" && b.multiplier // the server's: bet.settled or my rounds
+      && all.findIndex((o) => o.status === "won" && o.multiplier && o.spot === b.spot) === i); // a spot once
+    const wins = multiplied.length ? html`<div class="small mult-wins" data-testid="multiplied-wins">${multiplied.map((b, i) => html`${i ? " · " : ""}${
+      format(gettext("%(spot)s won %(times)s"), { spot: spotName(b.spot), times: timesText(b.multiplier) })}`)}</div>` : "";
     return html`${head}<div class="net" data-testid="net"><span class="sr-only">${gettext("Your result:")} </span>${money(res.net, loc, { signed: true })}</div>
-      <div class="small">${format(gettext("Staked %(staked)s · returned %(returned)s"), { staked: money(res.staked, loc), returned: money(res.returned, loc) })}</div>`.toString();
+      ${wins}<div class="small">${format(gettext("Staked %(staked)s · returned %(returned)s"), { staked: money(res.staked, loc), returned: money(res.returned, loc) })}</div>`.toString();
   }
   const mine = openBets(S).length || S.bets.some((b) => b.status === "won" || b.status === "lost");
   if (mine) return html`${head}<div class="small">${gettext("Settling your bets…")}</div>`.toString();
@@ -179,7 +197,7 @@ function renderBoard(S, r, canBet, token) {
       b.type = "button"; b.dataset.spot = s.spot; b.dataset.testid = "spot-" + s.spot;
       b.className = "spot" + (main ? " main" : "");
       b.setAttribute("aria-describedby", "limits");
-      b.innerHTML = html`<span class="name">${name}</span><span class="pays">${s.pays}</span>${main ? html`<span class="lim" aria-hidden="true"></span>` : ""}<span class="stack"></span><span class="win-mark" aria-hidden="true">${gettext("WIN")}</span>`.toString();
+      b.innerHTML = html`<span class="name">${name}</span><span class="pays">${s.pays}</span>${main ? html`<span class="lim" aria-hidden="true"></span>` : ""}<span class="stack"></span><span class="win-mark" aria-hidden="true">${gettext("WIN")}</span><span class="mult-mark" aria-hidden="true"></span>`.toString();
       if (main) mains.appendChild(b);
       else if (range) { counts.appendChild(b); n++; }
       else sides.appendChild(b);
@@ -195,10 +213,18 @@ function renderBoard(S, r, canBet, token) {
   }
   const won = new Set(r && (r.status === "finished" || r.status === "settled") ? r.winning_spots || [] : []); // the server's
   const mine = stakes(S);
+  const times = new Map(((r && r.multipliers) || []).map((m) => [m.spot, m.multiplier])); // the server's draw
   document.querySelectorAll("#board .spot").forEach((b) => {
     const spot = b.dataset.spot;
     b.disabled = !token || !canBet;
     b.classList.toggle("won", won.has(spot));
+    const mult = times.has(spot) ? timesText(times.get(spot)) : "";
+    const mark = b.querySelector(".mult-mark");
+    if (mark.textContent !== mult) {
+      mark.textContent = mult;
+      b.classList.toggle("multiplied", !!mult);
+      if (mult) { mark.classList.remove("reveal"); void mark.offsetWidth; mark.classList.add("reveal"); }
+    }
     const stake = mine[spot] || 0n;
     const stack = b.querySelector(".stack");
     const want = stake ? html`<span class="chip mini ${chipClass(stake)}" data-testid="stake-${spot}">${chipLabel(stake)}</span>`.toString() : "";
@@ -206,6 +232,7 @@ function renderBoard(S, r, canBet, token) {
     const pays = b.querySelector(".pays").textContent;
     const parts = [format(gettext("%(spot)s, pays %(pays)s"), { spot: spotName(spot), pays })];
     if (stake) parts.push(format(gettext("your stake %(amount)s"), { amount: money(stake, loc) }));
+    if (mult) parts.push(format(gettext("multiplied %(times)s this round"), { times: mult }));
     if (won.has(spot)) parts.push(gettext("won"));
     const al = parts.join(", ");
     if (b.getAttribute("aria-label") !== al) b.setAttribute("aria-label", al);
@@ -219,7 +246,9 @@ function renderMine(S, r, canBet) {
   const rows = S.bets.map((b) => {
     const amount = cents(b.amount) || 0n;
     const status = b.status || "open";
-    const result = status === "won" ? format(gettext("won, %(amount)s back"), { amount: money(b.payout, loc) })
+    const result = status === "won" && b.multiplier
+      ? format(gettext("won %(times)s, %(amount)s back"), { times: timesText(b.multiplier), amount: money(b.payout, loc) })
+      : status === "won" ? format(gettext("won, %(amount)s back"), { amount: money(b.payout, loc) })
       : status === "lost" ? gettext("lost") : status === "refunded" ? gettext("refunded") : "";
     const back = canBet && status === "open"
       ? html`<button type="button" class="secondary" data-testid="take-back" data-bet="${b.id}" aria-label="${format(gettext("Take back %(amount)s on %(spot)s"), { amount: money(amount, loc), spot: spotName(b.spot) })}">${gettext("Take back")}</button>` : "";

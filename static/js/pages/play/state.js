@@ -35,8 +35,14 @@ function roundFromDetail(detail) {
     winner: detail.winner || null, winning_spots: detail.winning_spots || [], cards_dealt: detail.cards_dealt || 0,
     next_side: detail.next_side || null, spots: detail.spots || [], betting_seconds: detail.settings && detail.settings.betting_seconds,
     betting_left_ms: detail.betting_left_ms || 0, dealer: detail.dealer || null, void_reason: detail.void_reason || null,
-    match: null, totals: detail.totals || null,
+    match: null, totals: detail.totals || null, multipliers: multipliersOf(detail.multipliers),
   };
+}
+
+/** A round's drawn multipliers as the server sent them ([{spot, multiplier}]), or null: none drawn
+ *  yet, or a table without multipliers. */
+export function multipliersOf(list) {
+  return Array.isArray(list) && list.length ? list.map((m) => ({ spot: m.spot, multiplier: m.multiplier })) : null;
 }
 
 /** The snapshot replaces the table, the round and the history. Returns true when it shows another
@@ -81,7 +87,7 @@ export function applyEvent(S, e, now) {
       S.round = {
         id: e.round, status: "betting", joker: e.joker, first_side: e.first_side, cards: [], winner: null,
         winning_spots: [], cards_dealt: 0, next_side: e.first_side, spots: e.spots || [], betting_seconds: e.betting_seconds,
-        betting_left_ms: 0, dealer: null, void_reason: null, match: null, totals: null,
+        betting_left_ms: 0, dealer: null, void_reason: null, match: null, totals: null, multipliers: null,
       };
       S.deadline = now + (Number.isFinite(ms) ? Math.max(0, ms) : e.betting_seconds * 1000);
       S.bets = []; S.result = null; S.notice = null; S.away = null;
@@ -89,7 +95,11 @@ export function applyEvent(S, e, now) {
       break;
     }
     case "betting.closed":
-      if (r) { r.status = "dealing"; S.deadline = null; out.say = { key: "closed" }; }
+      if (r) {
+        r.status = "dealing"; S.deadline = null;
+        r.multipliers = multipliersOf(e.multipliers); // drawn as betting closed (a table with multipliers)
+        out.say = { key: "closed", multipliers: r.multipliers };
+      }
       break;
     case "card.dealt":
       if (r && !r.cards.some((c) => c.position === e.position)) {
@@ -172,7 +182,7 @@ export function applyPersonal(S, m) {
   } else if (m.type === "bet.settled") {
     if (m.balance != null) S.balance = m.balance; // null: an operator's player, whose balance is the operator's (GET me/)
     if (S.round && m.round === S.round.id) {
-      S.bets = m.bets.map((b) => ({ id: b.bet, spot: b.spot, amount: b.amount, status: b.status, payout: b.payout }));
+      S.bets = m.bets.map((b) => ({ id: b.bet, spot: b.spot, amount: b.amount, status: b.status, payout: b.payout, multiplier: b.multiplier || null }));
       S.result = { round: m.round, staked: m.staked, returned: m.returned, net: m.net };
     }
   } else if (m.type === "bet.refunded") {

@@ -45,12 +45,24 @@ export function cardsCount(n) {
   return n ? ngettext("%(n)s card", "%(n)s cards", n) : "";
 }
 
+/** "×7": a multiplier as the felt shows it. */
+export function timesText(n) {
+  return format(pgettext("a multiplier", "×%(n)s"), { n });
+}
+
+/** "Multipliers this round: 6–10 cards ×7, Andar ×3.": the round's drawn multipliers, said. */
+export function multipliersLine(list) {
+  if (!list || !list.length) return "";
+  const items = list.map((m) => format(gettext("%(spot)s %(times)s"), { spot: spotName(m.spot), times: timesText(m.multiplier) }));
+  return format(gettext("Multipliers this round: %(list)s."), { list: items.join(pgettext("between names in a list", ", ")) });
+}
+
 /** What the polite live region says for an event (applyEvent's `say`). */
 export function spoken(say) {
   if (!say) return "";
   switch (say.key) {
     case "opened": return format(gettext("New round, joker %(card)s. Place your bets."), { card: cardName(say.joker) });
-    case "closed": return gettext("No more bets.");
+    case "closed": return [gettext("No more bets."), multipliersLine(say.multipliers)].filter(Boolean).join(" ");
     case "card": return say.side === "andar"
       ? format(gettext("Card %(n)s: %(card)s to Andar."), { n: say.position, card: cardName(say.card) })
       : format(gettext("Card %(n)s: %(card)s to Bahar."), { n: say.position, card: cardName(say.card) });
