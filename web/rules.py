@@ -115,6 +115,8 @@ class BetRow:
     probability: str  # "429/833"
     percent: str
     rtp: str
+    rtp_without: str  # the return without the table's multipliers ("": the spot cannot be multiplied)
+    rtp_at_least_100: bool  # flagged: allowed (a play-chips table may want it)
     is_count: bool
     box: str  # a card-count box's cards: "6-10"
 
@@ -126,7 +128,9 @@ def bet_rows(config: TableConfig) -> list[BetRow]:
             spot=o.spot, name=spot_name(o.spot), wins_when=_wins_when(o.spot, config),
             pays=[{"ratio": ratio(pay), "percent": percent2(p), "case": _case(o.spot, pay)} for p, pay in sorted(o.outcomes, key=lambda c: -c[1])],
             probability=f"{o.probability.numerator}/{o.probability.denominator}", percent=percent2(o.probability),
-            rtp=local(percent4(o.rtp)), is_count=o.spot.startswith("count_"),
+            rtp=local(percent4(o.rtp)), rtp_at_least_100=o.rtp >= 1,
+            rtp_without="" if o.rtp_without_multipliers is None else local(percent4(o.rtp_without_multipliers)),
+            is_count=o.spot.startswith("count_"),
             box="-".join(o.spot.removeprefix("count_").split("_")) if o.spot.startswith("count_") else "",
         ))
     return rows
@@ -138,6 +142,41 @@ def main_bets_text(config: TableConfig) -> str:
                      "when the very first card dealt matches the joker."))
     return str(_("Classic: a winning bet on the side that got the first card pays %(commission)s (the commission), "
                  "the other side pays 1:1.") % {"commission": ratio(config.commission)})
+
+
+def multipliers_rules(config: TableConfig) -> dict | None:
+    """A table's random multipliers as the pages say them (None: the table has none): the spots that
+    can be drawn, how many a round, and each multiplier with its exact chance (the engine's setting,
+    as `GET /api/tables/{id}/rules/` gives it)."""
+    setting = config.multipliers
+    if setting is None:
+        return None
+    expected = setting.expected
+    return {
+        "spots": [spot_name(spot) for spot in setting.spots], "count": len(setting.spots), "draws": setting.draws,
+        "drawn_percent": percent2(setting.drawn_chance),
+        "values": [{"multiplier": m, "times": times(m), "percent": percent2(setting.chance(m)),
+                    "chance": f"{setting.chance(m).numerator}/{setting.chance(m).denominator}"} for m, _w in setting.values],
+        "expected": exact_or_fraction(expected),
+    }
+
+
+def exact_or_fraction(value: Fraction) -> str:
+    """A fraction as an exact decimal when it has one ("3.1"), else as the fraction and its value to
+    two places ("10/3 ≈ 3.33")."""
+    d = value.denominator
+    for prime in (2, 5):
+        while d % prime == 0:
+            d //= prime
+    if d == 1:
+        return local(decimal_text(Decimal(value.numerator) / Decimal(value.denominator)))
+    approx = (Decimal(value.numerator) / Decimal(value.denominator)).quantize(Decimal("0.01"))
+    return f"{value.numerator}/{value.denominator} ≈ {local(str(approx))}"
+
+
+def times(multiplier: int) -> str:
+    """"×7": a multiplier as the felt shows it."""
+    return str(pgettext_lazy("a multiplier", "×%(n)s") % {"n": local(str(multiplier))})
 
 
 def table_rules(table) -> dict:
@@ -161,6 +200,7 @@ def settings_rules(settings: dict) -> dict:
         "side_bets": [str(SIDE_BET_NAMES[name]) for name in ("first_andar", "first_bahar", "first_three", "card_count")
                       if any(row.spot == name or (name == "card_count" and row.is_count) for row in rows)],
         "paytable": str(PAYTABLE_NAMES[config.card_count_paytable.value]),
+        "multipliers": multipliers_rules(config),
         "bets": [row for row in rows if not row.is_count],
         "boxes": [row for row in rows if row.is_count],
     }

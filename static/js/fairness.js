@@ -30,3 +30,24 @@ export async function verify({ commitment, salt, pack, joker, cards = [] }, subt
   };
   return { ok: Object.values(checks).every(Boolean), hash, checks };
 }
+
+/** The bytes a hex text stands for, or null when it is not whole bytes of hex. */
+export function hexBytes(hex) {
+  const text = String(hex ?? "");
+  if (!/^([0-9a-fA-F]{2})+$/.test(text)) return null;
+  return Uint8Array.from(text.match(/../g), (b) => parseInt(b, 16));
+}
+
+/**
+ * verifySeed({commit, seed}) -> {ok, hash}: a round with random multipliers published `commit`, the
+ * hex SHA-256 of its seed's bytes, when it opened, and revealed the seed (hex) with the draw when
+ * betting closed; ok when the seed's hash is the commitment. (The draw itself is recomputed by
+ * scripts/verify_round_record.py.)
+ */
+export async function verifySeed({ commit, seed }, subtle = globalThis.crypto.subtle) {
+  const bytes = hexBytes(seed);
+  if (!bytes) return { ok: false, hash: "" };
+  const digest = await subtle.digest("SHA-256", bytes);
+  const hash = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return { ok: hash === String(commit ?? "").toLowerCase(), hash };
+}

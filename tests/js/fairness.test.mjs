@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { sha256Hex, verify } from "../../static/js/fairness.js";
+import { hexBytes, sha256Hex, verify, verifySeed } from "../../static/js/fairness.js";
 
 // Made by the server's own Python (virtual.dealer) from a fixed seed; tests/virtual/test_fairness_vector.py
 // checks that the server still makes exactly this, so the two checks cannot drift apart.
@@ -50,4 +50,14 @@ test("a pack that is not 52 different cards fails even with its own hash", async
   const result = await verify({ ...VECTOR, pack, commitment: await sha256Hex(`${VECTOR.salt}:${pack}`) });
   assert.deepEqual(result.checks, { commitment: true, pack: false, joker: true, cards: true });
   assert.equal(result.ok, false);
+});
+
+test("a multiplier round's seed: its SHA-256 over the seed's bytes is the commitment", async () => {
+  const { createHash } = await import("node:crypto");
+  const seed = "00ff".repeat(16);
+  const commit = createHash("sha256").update(Buffer.from(seed, "hex")).digest("hex");
+  assert.deepEqual(await verifySeed({ commit, seed }), { ok: true, hash: commit });
+  assert.equal((await verifySeed({ commit, seed: "01ff".repeat(16) })).ok, false);
+  assert.equal((await verifySeed({ commit, seed: "not hex" })).ok, false);
+  assert.equal(hexBytes("0a1"), null);
 });

@@ -1,7 +1,9 @@
-// The round page's "Verify" button: the fairness proof of a virtual dealer's round, checked in the
-// browser (static/js/fairness.js) against the data the page was rendered with.
+// The round page's checks in the browser, against the data the page was rendered with: a virtual
+// dealer's fairness proof (its "Verify" button, static/js/fairness.js), and at a table with random
+// multipliers that the revealed seed hashes to the commitment published when the round opened.
 import { proofMessage } from "./play/fairness.js";
-import { verify } from "../fairness.js";
+import { format, gettext } from "../i18n.js";
+import { verify, verifySeed } from "../fairness.js";
 
 const button = document.getElementById("verify");
 const out = document.getElementById("verify-result");
@@ -14,5 +16,21 @@ if (button && out && data) {
     out.dataset.ok = String(result.ok);
     out.textContent = proofMessage(result, proof);
     button.disabled = false;
+  });
+}
+
+const seedButton = document.getElementById("verify-seed");
+const seedOut = document.getElementById("verify-seed-result");
+const seedData = document.getElementById("round-seed");
+if (seedButton && seedOut && seedData) {
+  const seed = JSON.parse(seedData.textContent);
+  seedButton.addEventListener("click", async () => {
+    seedButton.disabled = true;
+    const result = await verifySeed(seed);
+    seedOut.dataset.ok = String(result.ok);
+    seedOut.textContent = result.ok
+      ? gettext("Checked: the seed's SHA-256 is the commitment published when the round opened.")
+      : format(gettext("Not the commitment: the seed's SHA-256 is %(hash)s."), { hash: result.hash || "—" });
+    seedButton.disabled = false;
   });
 }
