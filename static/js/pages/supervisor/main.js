@@ -6,7 +6,8 @@ import { closeIncident } from "./incident.js";
 import { reload } from "./history.js";
 import "./integrity.js";
 import "./reports.js";
-import { dialog } from "./tiles.js";
+import "./settings.js";
+import "./tiles.js";
 import { $, emit, on, state } from "./ui.js";
 import { openIncidents } from "./words.js";
 
@@ -17,10 +18,10 @@ document.addEventListener("keydown", (e) => {
   const typing = /^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName);
   if (e.key === "Escape") {
     if (typing) e.target.blur();
-    else if (!dialog.open) closeIncident();
+    else if (!anyDialogOpen()) closeIncident();
     return;
   }
-  if (typing || dialog.open) return;
+  if (typing || anyDialogOpen()) return;
   if (e.key === "/") { e.preventDefault(); $("#q").focus(); }
   else if (e.key === "r" || e.key === "R") { refresh(); reload(); }
   else if (/^[1-9]$/.test(e.key)) {
@@ -28,5 +29,8 @@ document.addEventListener("keydown", (e) => {
     if (item) emit("open-incident", item.id);
   }
 });
+
+/** A modal dialog is open (raising an incident, a table's settings): the page's keys wait. */
+function anyDialogOpen() { return !!document.querySelector("dialog[open]"); }
 
 refresh();

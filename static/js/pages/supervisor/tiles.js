@@ -38,8 +38,9 @@ function tileFor(table) {
       <p class="tile-flag" data-f="rotation" hidden></p>
       <p class="tile-flag" data-f="stalled" role="status" hidden><span class="stopwatch" aria-hidden="true"></span><span data-f="stalled-text"></span></p>
       <button type="button" class="tile-inc" data-f="inc" hidden></button>
-      <div class="tile-foot"><button type="button" class="secondary raise-btn">${gettext("Raise incident")}</button></div>`);
+      <div class="tile-foot"><button type="button" class="secondary raise-btn">${gettext("Raise incident")}</button><button type="button" class="secondary settings-btn" data-testid="settings-${table.id}">${gettext("Settings")}</button></div>`);
     el.querySelector(".raise-btn").addEventListener("click", () => openRaise(Number(el.dataset.table)));
+    el.querySelector(".settings-btn").addEventListener("click", () => emit("open-settings", Number(el.dataset.table)));
     el.querySelector(".tile-inc").addEventListener("click", (e) => emit("open-incident", Number(e.currentTarget.dataset.incident)));
   }
   return el;
