@@ -1,6 +1,6 @@
 // "My history" on the player page (#my-history, players only): the rounds the player bet on, newest
 // first, from GET /api/me/rounds/ (bets/history.py): each round's joker and cards in order, the
-// player's bets with what came back, the net; a voided round with its reason. "More" reads the next
+// player's bets with what came back (a won bet's multiplier too), the net; a voided round with its reason. "More" reads the next
 // page; each round links to its page /rounds/{id}/. What was paid is the server's.
 
 import { cardHTML } from "../../cards.js";
@@ -9,6 +9,7 @@ import { format, gettext, locale, pgettext } from "../../i18n.js";
 import { money } from "../../money.js";
 import { when } from "../../time.js";
 import { refresher } from "./refresh.js";
+import { timesText } from "./words.js";
 
 const SPOTS = {
   andar: () => pgettext("side", "Andar"), bahar: () => pgettext("side", "Bahar"),
@@ -58,7 +59,7 @@ export function roundHTML(r, { tables = {}, lang = locale() } = {}) {
       <span class="muted">${name} · <time datetime="${r.opened_at}">${when(r.opened_at)}</time></span></div>
     <div class="gi-cards mini small"><span class="gi-joker">${raw(cardHTML(r.joker, { cls: "joker" }))}</span><span class="sr-only">${gettext("Cards in the order dealt:")}</span>${raw(cards.join(""))}</div>
     ${outcome(r)}
-    <ul class="gi-bets">${r.bets.map((b) => html`<li class="${b.status}"><span>${spotLabel(b.spot)}</span> <span>${money(b.amount, lang)}</span> <span class="muted">${BET_STATUS[b.status] ? BET_STATUS[b.status]() : b.status}</span>${b.status === "won" || b.status === "refunded" ? html` <span>→ ${money(b.payout, lang)}</span>` : ""}</li>`)}</ul>
+    <ul class="gi-bets">${r.bets.map((b) => html`<li class="${b.status}"><span>${spotLabel(b.spot)}</span> <span>${money(b.amount, lang)}</span> <span class="muted">${BET_STATUS[b.status] ? BET_STATUS[b.status]() : b.status}</span>${b.multiplier ? html` <span class="times">${timesText(b.multiplier)}</span>` : ""}${b.status === "won" || b.status === "refunded" ? html` <span>→ ${money(b.payout, lang)}</span>` : ""}</li>`)}</ul>
     ${net(r, lang)}
   </li>`;
 }
