@@ -1,17 +1,19 @@
 """The integrity API: every table's and dealer's checks, alerts, and acknowledging one (supervisors
-only); a round's record (supervisors, and the players who bet in it)."""
+only); a round's record (supervisors, and the players who bet in it); the public round log
+(anyone)."""
+from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 import engine.integrity as ig
-from studio.fields import TextField
-from studio.parsers import query_data
+from studio.fields import TextField, WholeNumberField
+from studio.parsers import JSONParser, query_data, require_json
 from studio.roles import IsSupervisor
 
-from . import record, selectors, services
+from . import publiclog, record, selectors, services
 from .serializers import RoundRecordSerializer
 
 STATUSES = [ig.OK, ig.WATCH, ig.ALERT]
@@ -132,3 +134,113 @@ class RoundRecordView(APIView):
     def get(self, request, pk):
         rnd = record.record_round_or_404(round_id=pk, user=request.user)
         return Response(RoundRecordSerializer(record.round_record(rnd)).data)
+
+
+# --- the public round log (integrity/publiclog.py, docs/PUBLIC_LOG.md): no login --------------------------
+
+PLAIN = "text/plain; charset=utf-8"
+MAX_INDEX = 2 ** 62
+
+
+class LogCheckpointView(APIView):
+    """The log's latest checkpoint: a C2SP signed note (origin, tree size, base64 root hash, a blank
+    line, the studio's Ed25519 signature and the witnesses' cosignatures), text/plain."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={(200, "text/plain"): str})
+    def get(self, request):
+        return HttpResponse(publiclog.latest_checkpoint(), content_type=PLAIN)
+
+
+class LogKeyView(APIView):
+    """The key the checkpoints verify with, as a signed-note verifier key: name+key id+base64(0x01 || key)."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={(200, "text/plain"): str})
+    def get(self, request):
+        return HttpResponse(publiclog.signing_key().verifier() + "\n", content_type=PLAIN)
+
+
+class LogEntrySerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    round = serializers.IntegerField(allow_null=True, help_text="null for a private table's round you may not see.")
+    leaf = serializers.CharField(allow_null=True, help_text="base64 of the leaf's bytes (the outcome's canonical JSON); null as round.")
+    leaf_hash = serializers.CharField(help_text="base64 of SHA-256(0x00 || leaf).")
+
+
+class LogEntryView(APIView):
+    """One leaf of the log, by index (within the latest checkpoint)."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=LogEntrySerializer)
+    def get(self, request, index):
+        return Response(LogEntrySerializer(publiclog.log_entry(index=index, user=request.user)).data)
+
+
+class InclusionQuery(serializers.Serializer):
+    index = WholeNumberField(min_value=0, max_value=MAX_INDEX, help_text="The leaf's index.")
+    size = WholeNumberField(min_value=1, max_value=MAX_INDEX, help_text="The tree size (a checkpoint's).")
+
+
+class ConsistencyQuery(serializers.Serializer):
+    from_ = WholeNumberField(min_value=1, max_value=MAX_INDEX, help_text="The older tree size.")
+    to = WholeNumberField(min_value=1, max_value=MAX_INDEX, help_text="The newer tree size.")
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["from"] = fields.pop("from_")
+        return fields
+
+
+class ProofSerializer(serializers.Serializer):
+    hashes = serializers.ListField(child=serializers.CharField(), help_text="base64 hashes, as RFC 9162 defines the proof.")
+
+
+class InclusionProofView(APIView):
+    """RFC 9162 inclusion proof of leaf `index` in the tree of `size` leaves."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(parameters=[InclusionQuery], responses=ProofSerializer)
+    def get(self, request):
+        query = InclusionQuery(data=query_data(request))
+        query.is_valid(raise_exception=True)
+        return Response({"hashes": publiclog.inclusion_proof(**query.validated_data)})
+
+
+class ConsistencyProofView(APIView):
+    """RFC 9162 consistency proof from the tree of `from` leaves to the tree of `to` leaves."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(parameters=[ConsistencyQuery], responses=ProofSerializer)
+    def get(self, request):
+        query = ConsistencyQuery(data=query_data(request))
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        return Response({"hashes": publiclog.consistency_proof(old=data["from"], new=data["to"])})
+
+
+class CosignatureSerializer(serializers.Serializer):
+    checkpoint = TextField(max_length=4000, help_text="The checkpoint as the witness fetched it (a signed note).")
+    cosignature = TextField(max_length=500, help_text="The witness's cosignature line (C2SP tlog-cosignature).")
+
+
+class CosignatureView(APIView):
+    """A witness (one of LOG_WITNESSES) hands in its cosignature of a checkpoint; the studio checks it
+    and serves it with the checkpoint. No login: the cosignature is the credential."""
+
+    permission_classes = [AllowAny]
+    authentication_classes = []
+    parser_classes = [JSONParser]
+
+    @extend_schema(request=CosignatureSerializer, responses={201: None})
+    def post(self, request):
+        require_json(request)
+        data = CosignatureSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        publiclog.cosignature_add(checkpoint=data.validated_data["checkpoint"], line=data.validated_data["cosignature"])
+        return Response(status=201)

@@ -83,3 +83,63 @@ class Alert(models.Model):
                                     name="alert_one_open_per_check"),
         ]
         indexes = [models.Index(fields=["raised_at"], condition=Q(acknowledged_at__isnull=True), name="alert_open_idx")]
+
+
+# --- the public round log (integrity/publiclog.py, docs/PUBLIC_LOG.md) ---------------------------------
+
+class LogPending(models.Model):
+    """A round's outcome waiting for the log: written in the transaction that settled or voided the
+    round (its leaf's bytes as they were then), appended by the next drain, in id order."""
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="+")
+    leaf = models.BinaryField(help_text="The leaf's bytes: the outcome's canonical JSON.")
+
+
+class LogEntry(models.Model):
+    """A leaf of the log, at its index (0, 1, 2, ...): append-only."""
+
+    index = models.BigIntegerField(primary_key=True)
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="+")
+    leaf = models.BinaryField()
+    logged_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["round", "index"], name="log_entry_round_idx")]
+
+
+class LogNode(models.Model):
+    """The hash of a complete perfect subtree: level l, index i covers the leaves [i * 2^l, (i + 1) * 2^l)."""
+
+    pk = models.CompositePrimaryKey("level", "index")
+    level = models.SmallIntegerField()
+    index = models.BigIntegerField()
+    hash = models.BinaryField()
+
+
+class LogHead(models.Model):
+    """The log's size and root (one row, id 1): every append locks it."""
+
+    size = models.BigIntegerField(default=0)
+    root = models.BinaryField()
+    updated_at = models.DateTimeField()
+
+
+class LogCheckpoint(models.Model):
+    """A signed checkpoint of the log (a C2SP signed note): one per tree size, the latest served."""
+
+    size = models.BigIntegerField(unique=True)
+    root = models.BinaryField()
+    note = models.TextField(help_text="The signed note, the studio's signature only.")
+    signed_at = models.DateTimeField()
+
+
+class LogCosignature(models.Model):
+    """A witness's cosignature of a checkpoint (C2SP tlog-cosignature), served with it."""
+
+    checkpoint = models.ForeignKey(LogCheckpoint, on_delete=models.CASCADE, related_name="cosignatures")
+    witness = models.CharField(max_length=200)
+    line = models.TextField()
+    received_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["checkpoint", "witness"], name="log_one_cosignature_per_witness")]

@@ -35,6 +35,8 @@ from tables.access import NOT_FOUND, round_or_404
 from tables.models import DealtCard, Incident, Round, RoundEvent, TableChange
 from tables.selectors import round_multipliers, round_spots
 
+from . import publiclog
+
 FORMAT = offline.FORMAT
 GAP_LIMIT = 500  # other records listed between two of the round's events, at most
 
@@ -138,6 +140,7 @@ def _record(rnd: Round) -> dict:
         "cards": [{"position": c.position, "side": c.side, "card": c.card, "dealt_at": utc_ms(c.dealt_at)}
                   for c in DealtCard.objects.filter(round=rnd).order_by("position")],
         "incidents": incidents,
+        "log": publiclog.round_log(rnd),
         "corrections": corrections,
         "spots": spots,
         "settlement": {"version": rnd.settlement_version, "bets": rnd.bet_count, "staked": _money(rnd.total_staked),

@@ -136,6 +136,17 @@ class RecordChainSerializer(serializers.Serializer):
     gaps = RecordGapSerializer(many=True, help_text="Stretches of more than 500 other records, not listed.")
 
 
+class RecordLogEntrySerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="The leaf's index in the public log.")
+    leaf = serializers.CharField(help_text="base64 of the leaf's bytes: the outcome's canonical JSON.")
+    proof = serializers.ListField(child=serializers.CharField(), help_text="RFC 9162 inclusion proof against `checkpoint` (base64 hashes).")
+
+
+class RecordLogSerializer(serializers.Serializer):
+    checkpoint = serializers.CharField(allow_null=True, help_text="The log's latest checkpoint (a signed note, with its cosignatures).")
+    entries = RecordLogEntrySerializer(many=True, help_text="The round's leaves in that checkpoint: each settlement and void.")
+
+
 class RoundRecordSerializer(serializers.Serializer):
     format = serializers.CharField(help_text="`andar-bahar-round-record/1`.")
     round = RecordRoundSerializer()
@@ -144,6 +155,7 @@ class RoundRecordSerializer(serializers.Serializer):
     shift = RecordShiftSerializer(allow_null=True)
     cards = RecordCardSerializer(many=True)
     incidents = RecordIncidentSerializer(many=True)
+    log = RecordLogSerializer(help_text="The round in the public log (docs/PUBLIC_LOG.md).")
     corrections = RecordCorrectionSerializer(many=True)
     spots = RecordSpotSerializer(many=True, help_text="Every player's bets added up per spot (cancelled ones left out).")
     settlement = RecordSettlementSerializer(allow_null=True)

@@ -28,6 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from studio.signednote import SigningKey  # noqa: E402
+
 
 def _ports() -> range:
     first, _, last = os.environ.get("BENCH_PORTS", "8131-8139").partition("-")
@@ -90,10 +92,14 @@ def drop_database(url: str, name: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+BENCH_LOG_KEY = SigningKey.generate("bench.andar-bahar.studio/log").text()  # the public log's key, this run's
+
+
 def server_env(db_url: str, redis_url: str, **extra: str) -> dict[str, str]:
     """The environment of the production setup: DEBUG off, a real SECRET_KEY, PostgreSQL, Redis."""
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
     env.update(DATABASE_URL=db_url, REDIS_URL=redis_url, DEBUG="0", SECRET_KEY=secrets.token_urlsafe(48), LOG_LEVEL="WARNING",
+               LOG_SIGNING_KEY=os.environ.get("LOG_SIGNING_KEY") or BENCH_LOG_KEY,
                CHANNELS_PREFIX=os.environ.get("CHANNELS_PREFIX", "bench"), PYTHONPATH=str(ROOT))
     env.update(extra)
     return env

@@ -240,6 +240,10 @@ def server_env() -> dict[str, str]:
     env.update(DEBUG="0", ALLOWED_HOSTS="127.0.0.1,localhost", LOG_LEVEL="WARNING",
                PYTHONUNBUFFERED="1")
     env.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+    if "LOG_SIGNING_KEY" not in env:  # the public log's key, this run's (a signed-note key: studio.signednote)
+        env["LOG_SIGNING_KEY"] = subprocess.run(
+            [PY, "-c", "from studio.signednote import SigningKey; print(SigningKey.generate('loadstream.studio/log').text())"],
+            cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     env.setdefault("CHANNELS_PREFIX", "loadstream")
     return env
 

@@ -35,6 +35,9 @@ def _schedule(sender, **kwargs):
         "sweep-wallet-transactions": {"task": "bets.tasks.sweep_wallet_transactions", "schedule": settings.SEAMLESS_SWEEP_SECONDS},
         # Alerts supervisors (integrity's alerts) about wallet transactions unacknowledged past SEAMLESS_ALERT_AFTER.
         "wallet-alerts": {"task": "integrity.tasks.wallet_alerts", "schedule": settings.SEAMLESS_SWEEP_SECONDS},
+        # the public round log: new rounds in, a grown tree signed (docs/PUBLIC_LOG.md)
+        "log-publish": {"task": "integrity.tasks.log_publish", "schedule": settings.LOG_PUBLISH_SECONDS,
+                        "options": {"expires": settings.LOG_PUBLISH_SECONDS * 2}},
         # /readyz: the worker and beat were seen lately. Expires unrun after a period (no pile-up
         # while the worker is down).
         "heartbeat": {"task": HEARTBEAT, "schedule": settings.HEARTBEAT_SECONDS, "options": {"expires": max(settings.HEARTBEAT_SECONDS * 2, 10)}},

@@ -17,6 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 import embedded
 from .env import env_bool, env_float, env_int, env_list, env_str
+from . import signednote
 from .limits import MAX_BODY
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -126,7 +127,20 @@ if env_bool("DB_SERVER_BINDING", default=True):
     # is prepared once on the server: about half of PostgreSQL's CPU per bet (docs/PERFORMANCE.md).
     # DB_SERVER_BINDING=0 for a transaction-pooling proxy (PgBouncer) that cannot keep them.
     DATABASES["default"]["OPTIONS"].update(server_side_binding=True, prepare_threshold=5)
-SETTLE_STATEMENT_TIMEOUT_MS = env_int("SETTLE_STATEMENT_TIMEOUT_MS", 0)  # 0: a round's settlement is never cut short
+SETTLE_STATEMENT_TIMEOUT_MS = env_int("SETTLE_STATEMENT_TIMEOUT_MS", 0)
+
+# The public round log (docs/PUBLIC_LOG.md): its origin (the checkpoints' first line and the
+# signing key's name), the key its checkpoints are signed with (a signed-note private key: `manage.py
+# log_key` makes one), required in production like SECRET_KEY and kept in the embedded studio's data
+# folder otherwise; how often the log takes in new rounds and signs a grown tree; the witnesses
+# whose cosignatures it keeps and serves (their verifier keys, comma-separated).
+LOG_ORIGIN = env_str("LOG_ORIGIN", "andar-bahar.studio/log")
+LOG_SIGNING_KEY = env_str("LOG_SIGNING_KEY") or (signednote.embedded_key(embedded.FOLDER, LOG_ORIGIN) if EMBEDDED else None)
+if LOG_SIGNING_KEY is None:
+    raise ImproperlyConfigured("LOG_SIGNING_KEY is not set: it is required when DATABASE_URL or REDIS_URL is set "
+                               "(python manage.py log_key makes one)")
+LOG_PUBLISH_SECONDS = env_float("LOG_PUBLISH_SECONDS", 5.0)
+LOG_WITNESSES = env_list("LOG_WITNESSES", [])  # 0: a round's settlement is never cut short
 
 REDIS_URL = env_str("REDIS_URL") or OWN_SERVICES.redis_url()
 REDIS_PREFIX = env_str("CHANNELS_PREFIX", "studio")  # the channel layer's prefix, and the heartbeats' (studio.health)
