@@ -209,6 +209,7 @@ def test_the_round_record_lists_its_leaves_with_proofs(logged, supervisor_api):
     size, root, _ = checkpoint(supervisor_api)
     leaves = [bytes(leaf) for leaf in LogEntry.objects.order_by("index").values_list("leaf", flat=True)]
     assert [entry["index"] for entry in record["log"]["entries"]] == [1, 3]
+    assert [b64(entry["leaf"]) for entry in record["log"]["entries"]] == [leaves[1], leaves[3]]
     assert record["log"]["checkpoint"].startswith("tests.andar-bahar.studio/log\n5\n")
     for entry in record["log"]["entries"]:
         leaf = b64(entry["leaf"])
