@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings as dj_settings
+
+from studio import signednote
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
@@ -104,3 +106,17 @@ def test_demo_setup_when_embedded_or_asked_for(settings, demo_data, args):
     settings.DEMO_DATA = demo_data
     call_command("demo_setup", *args, stdout=open(os.devnull, "w"))
     assert get_user_model().objects.get(username="supervisor").check_password("demo-pass")
+
+
+def test_production_without_a_log_signing_key_does_not_start(monkeypatch):
+    monkeypatch.delenv("LOG_SIGNING_KEY", raising=False)
+    with pytest.raises(ImproperlyConfigured, match="LOG_SIGNING_KEY"):
+        import_settings_fresh(monkeypatch, SECRET_KEY=STRONG_KEY, **PRODUCTION)
+
+
+def test_the_embedded_studio_makes_its_log_key_once(tmp_path):
+    key = signednote.embedded_key(tmp_path, "studio.test/log")
+    assert signednote.embedded_key(tmp_path, "studio.test/log") == key  # kept, not made again
+    assert signednote.SigningKey.parse(key).name == "studio.test/log"
+    assert (tmp_path / "log-signing-key").stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["log-signing-key"]
