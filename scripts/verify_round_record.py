@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check a round's record offline: the JSON of GET /api/rounds/{id}/record/ (docs/AUDIT.md).
 
-    python3 verify_round_record.py record.json        (or the record on stdin)
+    python3 verify_round_record.py [--key VERIFIER-KEY] record.json        (or the record on stdin)
 
 Standard library only: copy this one file anywhere. It checks
 
@@ -13,7 +13,12 @@ Standard library only: copy this one file anywhere. It checks
   gap the record declares; the head is at or after the last record shown (the head itself if it is);
 - the record's round, cards (position, side, card, time), winner, totals and incidents against
   what its events say, replayed in order;
-- at a table with random multipliers: the seed revealed when betting closed hashes (SHA-256) to the
+- the round's leaves in the public log (docs/PUBLIC_LOG.md): each is this round's outcome (its
+  round, status, version, joker and cards as the record shows them, for the newest), and its RFC 9162
+  inclusion proof leads to the root of the record's checkpoint; with --key VERIFIER-KEY (the
+  studio's, from GET /api/log/key/, pinned by you) and the `cryptography` package installed, the
+  checkpoint's Ed25519 signature too;
+- at a table with random multipliers: the seed revealed when betting closes hashes (SHA-256) to the
   commitment published when the round opened, and the multipliers drawn from it by the studio's
   algorithm (docs/RULES.md, "Random multipliers", repeated below) are the ones the round shows and
   its events chained.
@@ -23,6 +28,7 @@ The studio's round page shows its "verified" mark by running this very file on t
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -311,17 +317,108 @@ def _spots(spots: list, totals: dict, problems: list[str]) -> None:
                             f"{said.get('staked') or '0'} and {said.get('paid') or '0'}")
 
 
-def check(record) -> list[str]:
+def _node(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def inclusion_verifies(leaf: bytes, index: int, size: int, path: list[bytes], root: bytes) -> bool:
+    """RFC 9162, 2.1.3.2: the leaf's inclusion proof leads to the root."""
+    if not 0 <= index < size:
+        return False
+    fn, sn, r = index, size - 1, hashlib.sha256(b"\x00" + leaf).digest()
+    for p in path:
+        if sn == 0:
+            return False
+        if fn & 1 or fn == sn:
+            r = _node(p, r)
+            while not fn & 1 and fn != 0:
+                fn, sn = fn >> 1, sn >> 1
+        else:
+            r = _node(r, p)
+        fn, sn = fn >> 1, sn >> 1
+    return sn == 0 and r == root
+
+
+def checkpoint_parts(note: str) -> tuple[str, int, bytes] | None:
+    """A checkpoint's origin, size and root (C2SP tlog-checkpoint), or None."""
+    lines = note.split("\n")
+    try:
+        return lines[0], int(lines[1]), base64.b64decode(lines[2], validate=True)
+    except (IndexError, ValueError):
+        return None
+
+
+def _log(record: dict, problems: list[str], key: str | None) -> str:
+    """The round's leaves against the checkpoint; what was checked of the checkpoint's signature."""
+    log = record.get("log") or {}
+    entries, note = log.get("entries") or [], log.get("checkpoint")
+    if not entries:
+        return "not in the public log yet"
+    parts = checkpoint_parts(note or "")
+    if parts is None:
+        problems.append("the record's log checkpoint is not a checkpoint")
+        return ""
+    _, size, root = parts
+    rnd = record.get("round") or {}
+    for n, entry in enumerate(entries):
+        try:
+            leaf = base64.b64decode(entry.get("leaf") or "", validate=True)
+            outcome = json.loads(leaf)
+        except ValueError:
+            problems.append(f"log leaf {entry.get('index')}: not base64 JSON")
+            continue
+        if not inclusion_verifies(leaf, entry.get("index", -1), size, [base64.b64decode(h) for h in entry.get("proof") or []], root):
+            problems.append(f"log leaf {entry.get('index')}: its inclusion proof does not lead to the checkpoint's root")
+        if outcome.get("round") != rnd.get("id"):
+            problems.append(f"log leaf {entry.get('index')}: it is round {outcome.get('round')}'s, not this round's")
+        newest = n == len(entries) - 1
+        if newest and (outcome.get("status"), outcome.get("joker"), outcome.get("cards")) != (
+                rnd.get("status"), rnd.get("joker"), [c.get("card") for c in record.get("cards") or []]):
+            problems.append(f"log leaf {entry.get('index')}: the round's newest leaf says {outcome.get('status')}, "
+                            f"joker {outcome.get('joker')}, cards {outcome.get('cards')}; the record shows otherwise")
+    if key is None:
+        return f"in the public log (tree of {size}), checkpoint signature not checked (no --key)"
+    try:
+        from cryptography.exceptions import InvalidSignature  # noqa: PLC0415 (optional: only with --key)
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey  # noqa: PLC0415
+    except ImportError:
+        return f"in the public log (tree of {size}), checkpoint signature not checked (install cryptography)"
+    name, key_hex, b64 = key.strip().split("+", 2)
+    raw = base64.b64decode(b64)
+    body, _, signatures = note.partition("\n\n")
+    for line in signatures.split("\n"):
+        signer, _, sig64 = line[2:].rpartition(" ")
+        sig = base64.b64decode(sig64 or "")
+        if line.startswith("\u2014 ") and signer == name and sig[:4].hex() == key_hex and raw[:1] == b"\x01":
+            try:
+                Ed25519PublicKey.from_public_bytes(raw[1:]).verify(sig[4:], (body + "\n").encode())
+                return f"in the public log (tree of {size}), checkpoint signed by {name}"
+            except InvalidSignature:
+                break
+    problems.append(f"the checkpoint is not signed by {name}")
+    return ""
+
+
+def check(record, key: str | None = None) -> list[str]:
     """Every problem of the record (empty: it verifies)."""
+    return check_all(record, key)[0]
+
+
+def check_all(record, key: str | None = None) -> tuple[list[str], str]:
+    """Every problem of the record, and what its public log check says."""
     if not isinstance(record, dict) or record.get("format") != FORMAT:
-        return [f"not a round record ({FORMAT})"]
+        return [f"not a round record ({FORMAT})"], ""
     problems: list[str] = []
     forms = _links(record, problems)
     _facts(record, forms, problems)
-    return problems
+    logged = _log(record, problems, key)
+    return problems, logged
 
 
 def main(argv: list[str]) -> int:
+    key = None
+    if len(argv) >= 3 and argv[1] == "--key":
+        key, argv = argv[2], [argv[0], *argv[3:]]
     if len(argv) > 2 or (len(argv) == 2 and argv[1] in ("-h", "--help")):
         print(__doc__.strip())
         return 2
@@ -331,7 +428,7 @@ def main(argv: list[str]) -> int:
     except (OSError, ValueError) as exc:
         print(f"cannot read the record: {exc}", file=sys.stderr)
         return 2
-    problems = check(record)
+    problems, logged = check_all(record, key)
     if problems:
         rnd = (record.get("round") or {}).get("id") if isinstance(record, dict) else None
         print(f"NOT VERIFIED: round {rnd}: {len(problems)} problem(s)")
@@ -342,7 +439,7 @@ def main(argv: list[str]) -> int:
     events, others = chain["events"], len(chain.get("links") or [])
     print(f"VERIFIED: round {record['round']['id']} at {chain['key']}: {len(events)} events, "
           f"seq {events[0]['seq']}-{events[-1]['seq']}, {others} other record{'' if others == 1 else 's'} linked, "
-          f"head seq {chain['head']['seq']} {chain['head']['hash']}")
+          f"head seq {chain['head']['seq']} {chain['head']['hash']}; {logged}")
     return 0
 
 

@@ -8,7 +8,10 @@ from __future__ import annotations
 import base64
 import json
 import random
+import subprocess
+import sys
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -215,3 +218,24 @@ def test_the_round_record_lists_its_leaves_with_proofs(logged, supervisor_api):
         leaf = b64(entry["leaf"])
         assert rfc9162.verify_inclusion(rfc9162.leaf_hash(leaf), entry["index"], size, [b64(h) for h in entry["proof"]], root)
     assert Round.objects.get(pk=logged[1]).settlement_version == 2
+
+
+def test_the_offline_script_checks_the_records_leaves_and_the_checkpoint_signature(logged, supervisor_api, anon_api, tmp_path):
+    publiclog.log_publish()
+    record = supervisor_api.get(f"/api/rounds/{logged[1]}/record/").json()
+    key = anon_api.get("/api/log/key/").content.decode().strip()
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    script = Path(__file__).resolve().parents[2] / "scripts" / "verify_round_record.py"
+    result = subprocess.run([sys.executable, str(script), "--key", key, str(path)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "in the public log (tree of 5), checkpoint signed by tests.andar-bahar.studio/log" in result.stdout
+    other = SigningKey.generate("tests.andar-bahar.studio/log").verifier()  # the same name, another key
+    assert subprocess.run([sys.executable, str(script), "--key", other, str(path)], capture_output=True, text=True).returncode == 1
+    entry = record["log"]["entries"][0]
+    forged = json.loads(base64.b64decode(entry["leaf"]))
+    forged["spots"]["bahar"]["paid"] = "0.00"
+    entry["leaf"] = base64.b64encode(json.dumps(forged, sort_keys=True, separators=(",", ":")).encode()).decode()
+    path.write_text(json.dumps(record))
+    result = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True)
+    assert result.returncode == 1 and "inclusion proof does not lead to the checkpoint's root" in result.stdout

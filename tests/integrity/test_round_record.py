@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from audit.models import ChainHead
+from integrity import publiclog
 from integrity import record as records
 from tables.models import RoundEvent, TableChange
 from tables.services import round_open
@@ -147,6 +148,8 @@ def test_a_long_stretch_between_two_events_is_declared_as_a_gap_and_still_verifi
 
 
 def test_the_record_costs_the_same_few_queries_whatever_the_bets(world, supervisor, django_assert_max_num_queries):
-    # the round, its events, the other records' two, the head, cards, incidents, the spots (set-based), the savepoint's two
-    with django_assert_max_num_queries(10):
+    # the round, its events, the other records' two, the head, cards, incidents, the spots (set-based), the savepoint's two,
+    # and the public log's: its latest checkpoint, the round's leaves, their proofs' subtrees, the checkpoint's cosignatures
+    publiclog.log_publish()
+    with django_assert_max_num_queries(14):
         records.round_record(world.settled)
