@@ -239,3 +239,30 @@ def test_the_offline_script_checks_the_records_leaves_and_the_checkpoint_signatu
     path.write_text(json.dumps(record))
     result = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True)
     assert result.returncode == 1 and "inclusion proof does not lead to the checkpoint's root" in result.stdout
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_witness_cosigns_the_studios_growing_log(live_server, settings, tmp_path, make_table, dealer_api, alice_api, anon_api):
+    """scripts/witness.py, as an operator runs it, against the studio over HTTP: it pins the
+    studio's key, checks each new checkpoint's consistency with the last it accepted, and hands in
+    its cosignature, which the studio then serves."""
+    witness = [sys.executable, str(Path(__file__).resolve().parents[2] / "scripts" / "witness.py")]
+    made = subprocess.run([*witness, "keygen", "witness.example", str(tmp_path / "witness.key")], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    settings.LOG_WITNESSES = [made.stdout.strip().splitlines()[-1]]
+    table = make_table()
+    studio_key = anon_api.get("/api/log/key/").content.decode().strip()
+    once = [*witness, "once", "--url", live_server.url, "--log-key", studio_key, "--key", str(tmp_path / "witness.key"),
+            "--state", str(tmp_path / "state.json")]
+    for rounds, size in ((2, 2), (3, 5)):
+        for _ in range(rounds):
+            round_id = open_round(dealer_api, table)
+            placed(alice_api, round_id, "andar", 10)
+            close(dealer_api, round_id)
+            deal(dealer_api, round_id, ["2C", "KD"])
+        publiclog.log_publish()
+        result = subprocess.run(once, capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert f"size {size}" in result.stdout
+        served = anon_api.get("/api/log/checkpoint/").content.decode()
+        assert "\u2014 witness.example " in served and f"\n{size}\n" in served
