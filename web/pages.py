@@ -1,6 +1,7 @@
 """The server-rendered pages. They hold no rules: the browser talks to the same API as anyone.
 Every page is sent with Cache-Control: no-store (never_cache): what it says depends on the reader,
 their language (web/language.py) and, on most, their token."""
+import base64
 import json
 from datetime import datetime
 from decimal import Decimal
@@ -130,6 +131,32 @@ def _chain_rows(chain: dict) -> list[dict]:
     return sorted(rows, key=lambda row: row["seq"])
 
 
+def _log_rows(record: dict) -> dict | None:
+    """The round's leaves in the public log as the page lists them: each leaf's index, what it
+    records (the settlement, a re-settlement, a void) and its outcome in words, from the leaf's own
+    JSON; the checkpoint's tree size; and whether the round's latest settlement or void is still to
+    come into the log. None for a round not final yet. The browser checks the proofs itself
+    (static/js/publiclog.js)."""
+    final = record["settlement"] or record["void"]
+    if not final:
+        return None
+    log = record["log"]
+    rows, settled = [], 0
+    for entry in log["entries"]:
+        try:
+            leaf = json.loads(base64.b64decode(entry["leaf"], validate=True))
+        except ValueError:  # not base64 JSON: the browser's check says which leaf
+            leaf = {}
+        voided = leaf.get("status") == "voided"
+        settled += not voided
+        rows.append({"index": entry["index"], "leaf": entry["leaf"], "voided": voided, "resettled": not voided and settled > 1,
+                     "version": leaf.get("version"), "winner_name": side_name(leaf.get("winner")), "cards": len(leaf.get("cards") or [])})
+    lines = (log["checkpoint"] or "").split("\n")
+    size = int(lines[1]) if len(lines) > 1 and lines[1].isdigit() else None
+    behind = bool(rows) and (rows[-1]["version"] or 0) < final["version"]
+    return {"entries": rows, "size": size, "checkpoint": log["checkpoint"], "behind": behind}
+
+
 @never_cache
 @login_required
 def round_page(request, pk):
@@ -171,6 +198,7 @@ def round_page(request, pk):
                                             "times": times(b["multiplier"]) if b.get("multiplier") else ""}
                                            for b in mine["bets"]]},
         "supervisor": supervisor,
+        "log": _log_rows(record),
     }
     fairness = detail.get("fairness")
     if fairness and fairness["salt"]:
