@@ -8,7 +8,8 @@ the audit chain's to detect. Deleting the user a row names still sets its user c
 
 The ledger's entries (bets.LedgerEntry), written by raw SQL on the hottest paths where this guard
 never looks, are refused at the database too: a row trigger calling `studio_append_only()` (bets'
-migration 0005) refuses every UPDATE and DELETE with an IntegrityError (SQLSTATE 23001). TRUNCATE
+migration 0005) refuses every UPDATE and DELETE with an IntegrityError (SQLSTATE 23001); so are the
+public log's leaves and subtrees (integrity.LogEntry and LogNode, integrity's migration 0003). TRUNCATE
 fires no row trigger: `manage.py flush` and the test suite's flush (tests/postgresql/base.py) empty
 such a table with it."""
 from __future__ import annotations

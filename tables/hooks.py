@@ -16,13 +16,15 @@ receiver writes in the caller's transaction, if any, or its own).
     hook            sent by                                        connected by: the reaction
     betting_opened  round_open; incident_resume back into betting  tables: the close-betting timer task
     round_finished  round_finish (the match card, or on resume)    bets: the settlement task
-    round_settled   bets.settlement (a settle and a re-settle)     matches: score the round; integrity: test it;
-                                                                   reports: add the round's figures
+    round_settled   bets.settlement (a settle and a re-settle)     matches: score the round; integrity: test it,
+                                                                   put it in the public log; reports: add the
+                                                                   round's figures
     round_unsettling  bets.settlement, bets.refunds: a settled round   reports: take the round's figures back
                     about to be re-settled or voided, its bets still
                     as settled
     round_voided    incident_void                                  matches: forget the round; integrity: count the
-                                                                   void; reports: count the void
+                                                                   void, put it in the public log; reports: count
+                                                                   the void
     incident_raised incident_raise (also `incident=`)              reports: count the incident
     card_refused    card_deal (an unreadable or duplicate card)    integrity: count the refused scan
     wallet_due      bets.outbox: seamless credits and rollbacks    bets: the task that sends each (a service

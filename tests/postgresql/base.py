@@ -11,7 +11,8 @@ transaction. A flush that resets the sequences (`manage.py flush`) or cascades t
 list keeps TRUNCATE, which alone does both.
 
 A table whose rows the database itself refuses to delete (a row trigger calling
-`studio_append_only()`: the ledger's entries, studio/appendonly.py) is emptied with TRUNCATE, which
+`studio_append_only()`: the ledger's entries, the public log's leaves and subtrees,
+studio/appendonly.py) is emptied with TRUNCATE, which
 fires no row trigger, and only when it has rows (a DELETE of no row passes the trigger, and the
 TRUNCATE's new files cost some 10-30 ms); which tables those are, one query of the catalog says.
 
