@@ -33,6 +33,8 @@ WHY = {
 THROTTLED = {"/api/auth/token/"}  # django-axes counts failed logins here (accounts)
 SIGNED = {"/api/operator/sessions/"}  # an operator's signed request (docs/OPERATORS.md): 401 bad signature, 403 inactive operator
 ASKS_OPERATOR = {"/api/me/"}  # a seamless player's balance comes from the operator: 409 operator_refused
+NOT_YET = {"/api/log/checkpoint/"}  # the public log before its first checkpoint: 409 no_checkpoint
+NAMES_IN_BODY = {"/api/log/cosignatures/"}  # a checkpoint the studio never signed: 404
 UNSAFE = {"post", "put", "patch", "delete"}
 
 
@@ -47,9 +49,9 @@ def _refusals(path: str, method: str, operation: dict) -> list[str]:
         codes.append("401")  # a bad token is refused even where anyone may read
         if {} not in security or path in SIGNED:  # authentication required: a role may be missing
             codes.append("403")
-    if any(p["in"] in ("path", "query") for p in params):
+    if any(p["in"] in ("path", "query") for p in params) or path in NAMES_IN_BODY:
         codes.append("404")
-    if method in UNSAFE or path in ASKS_OPERATOR:
+    if method in UNSAFE or path in ASKS_OPERATOR or path in NOT_YET:
         codes.append("409")
     if "requestBody" in operation or method in UNSAFE:
         codes.append("413")

@@ -57,6 +57,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from playwright.sync_api import expect
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -334,3 +335,18 @@ def shot(request):
         return path
 
     return take
+
+
+@pytest.fixture
+def patient_waits(request):
+    """A server, browser pages and the test share a small machine (with other suites): give
+    Playwright's waits (expect: 5 s, actions and screenshots: 10 s) more room. A page that never
+    shows what is expected still fails, later. Modules that drive a server of their own use it."""
+    previous = getattr(expect, "_timeout", None)
+    expect.set_options(timeout=15_000)
+    for name in ("page", "phone_page"):
+        if name in request.fixturenames:
+            request.getfixturevalue(name).set_default_timeout(30_000)
+    yield
+    expect.set_options(timeout=previous)
+

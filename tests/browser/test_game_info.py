@@ -19,33 +19,21 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from accounts.tokens import token_issue
 from bets.services import bet_place
 from tables.models import Round
 from tables.services import card_deal, round_close_betting, round_open
 
-from tests import localhttp
+from tests.browser.studio_api import Api
 from tests.servers import studio_server, studio_with_virtual_dealer
 
 from .conftest import artifacts_dir, login, login_by_form
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("patient_waits")]
 
 # Worked example 2 of RULES.md: joker K♠; Andar A♣ 8♦ J♥ K♦, Bahar Q♠ 7♣ 2♥: Andar wins on card 7.
 JOKER = "KS"
 DEAL = ["AC", "QS", "8D", "7C", "JH", "2H", "KD"]
 
-
-@pytest.fixture(autouse=True)
-def _patient_waits(request):
-    """A server, a browser and the test share a busy machine: Playwright's waits get more room."""
-    previous = getattr(expect, "_timeout", None)
-    expect.set_options(timeout=15_000)
-    for name in ("page", "phone_page"):
-        if name in request.fixturenames:
-            request.getfixturevalue(name).set_default_timeout(30_000)
-    yield
-    expect.set_options(timeout=previous)
 
 
 @pytest.fixture(scope="module")
@@ -54,16 +42,6 @@ def studio_url(django_db_setup, request):
     with studio_server(log_dir=folder, name="gameinfo") as url:
         yield url
 
-
-class Api:
-    def __init__(self, url: str, user):
-        self.http = localhttp.Client(base_url=url + "/api/", timeout=30,
-                                 headers={"Authorization": "Token " + token_issue(user=user).key})
-
-    def __call__(self, method: str, path: str, **kwargs) -> dict:
-        response = self.http.request(method, path, **kwargs)
-        assert response.status_code in (200, 201), response.text
-        return response.json()
 
 
 def deal_round(dealer: Api, table_id: int, cards=DEAL, bets=()) -> int:

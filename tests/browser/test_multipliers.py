@@ -15,11 +15,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from accounts.tokens import token_issue
-from tests import localhttp
+from tests.browser.studio_api import Api
 from tests.servers import studio_server
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("patient_waits")]
 
 JOKER = "KS"
 DEAL = ["AC", "QS", "8D", "7C", "JH", "2H", "KD"]  # RULES.md's example: Andar wins on card 7
@@ -30,17 +29,6 @@ SUPER = {"spots": ["count_1_5", "count_6_10", "count_11_15", "first_three"], "dr
 DESKTOP = {"width": 1366, "height": 768}
 
 
-@pytest.fixture(autouse=True)
-def _patient_waits(request):
-    """A server, the browser and the test share a small machine: more room for Playwright's waits."""
-    previous = getattr(expect, "_timeout", None)
-    expect.set_options(timeout=15_000)
-    for name in ("page", "phone_page"):
-        if name in request.fixturenames:
-            request.getfixturevalue(name).set_default_timeout(30_000)
-    yield
-    expect.set_options(timeout=previous)
-
 
 @pytest.fixture(scope="module")
 def studio_url(django_db_setup, request):
@@ -48,18 +36,6 @@ def studio_url(django_db_setup, request):
     with studio_server(log_dir=folder, name="multipliers") as url:
         yield url
 
-
-class Api:
-    """One user's calls to the server's API."""
-
-    def __init__(self, url: str, user):
-        self.http = localhttp.Client(base_url=url + "/api/", timeout=30,
-                                     headers={"Authorization": "Token " + token_issue(user=user).key})
-
-    def __call__(self, method: str, path: str, **kwargs) -> dict:
-        response = self.http.request(method, path, **kwargs)
-        assert response.status_code in (200, 201), response.text
-        return response.json()
 
 
 @pytest.fixture

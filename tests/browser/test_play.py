@@ -29,26 +29,13 @@ from .conftest import wait_until
 DESKTOP = {"width": 1366, "height": 768}
 WIDE = {"width": 1440, "height": 900}
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("patient_waits")]
 
 # Worked example 2 of RULES.md: joker K♠; Andar A♣ 8♦ J♥ K♦, Bahar Q♠ 7♣ 2♥: Andar wins on card 7.
 JOKER = "KS"
 DEAL = ["AC", "QS", "8D", "7C", "JH", "2H", "KD"]
 SPOTS = ("andar", "bahar", "first_andar", "first_bahar", "first_three", "count_1_5", "count_6_10", "count_11_15")
 
-
-@pytest.fixture(autouse=True)
-def _patient_waits(request):
-    """Three browser pages, a server and the test share this machine with other suites: give
-    Playwright's waits (expect: 5 s, actions and screenshots: 10 s) more room. A page that never
-    shows what is expected still fails, later."""
-    previous = getattr(expect, "_timeout", None)
-    expect.set_options(timeout=15_000)
-    for name in ("page", "phone_page"):
-        if name in request.fixturenames:
-            request.getfixturevalue(name).set_default_timeout(30_000)
-    yield
-    expect.set_options(timeout=previous)
 
 
 @pytest.fixture(scope="module")

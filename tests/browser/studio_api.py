@@ -1,0 +1,17 @@
+"""One user's calls to a test server's API over HTTP (a token of theirs), for the browser tests that
+drive a round while a page watches it."""
+from __future__ import annotations
+
+from accounts.tokens import token_issue
+from tests import localhttp
+
+
+class Api:
+    def __init__(self, url: str, user):
+        self.http = localhttp.Client(base_url=url + "/api/", timeout=30,
+                                     headers={"Authorization": "Token " + token_issue(user=user).key})
+
+    def __call__(self, method: str, path: str, **kwargs) -> dict:
+        response = self.http.request(method, path, **kwargs)
+        assert response.status_code in (200, 201), response.text
+        return response.json()
