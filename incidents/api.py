@@ -5,7 +5,8 @@ import itertools
 import re
 from decimal import Decimal
 
-from django.db.models import Count, OuterRef, Q, Subquery, Sum
+from django.db.models import BooleanField, Count, OuterRef, Q, Subquery, Sum
+from django.db.models.expressions import RawSQL
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -217,7 +218,7 @@ class IncidentListView(APIView):
             rows = rows.filter(status=params["status"])
         q = params.get("q", "")
         if q:
-            cond = Q(kind__icontains=q) | Q(notes__icontains=q) | Q(round__table__name__icontains=q) | Q(resolution__icontains=q)
+            cond = Q(kind__icontains=q) | _incident_says(q) | Q(round__table__name__icontains=q)
             if (number := _id_search(q)) is not None:
                 cond |= Q(round_id=number) | Q(pk=number)
             rows = rows.filter(cond)
@@ -305,6 +306,20 @@ class CardRemoveLastView(APIView):
         return Response(RoundSerializer(round_detail(rnd)).data)
 
 
+def _incident_says(q: str) -> Q:
+    """An incident whose notes (their texts, not their times or authors) or resolution (a void's
+    reason) contain `q`, any case."""
+    like = "%" + q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    in_notes = RawSQL("EXISTS (SELECT 1 FROM jsonb_array_elements(notes) AS n WHERE n->>'text' ILIKE %s)", [like],
+                      output_field=BooleanField())
+    return Q(in_notes) | Q(resolution__icontains=q)
+
+
+def _rounds_noted(q: str):
+    """The rounds one of whose incidents says `q` (_incident_says)."""
+    return Incident.objects.filter(_incident_says(q)).values("round_id")
+
+
 def _round_rows(params: dict):
     """The rounds matching RoundQuery's validated parameters, newest first, with their totals."""
     live = Bet.objects.filter(round=OuterRef("pk")).exclude(status=Bet.Status.CANCELLED).order_by().values("round")
@@ -320,7 +335,10 @@ def _round_rows(params: dict):
         rows = rows.filter(status=params["status"])
     q = params.get("q", "")
     if q:
-        cond = Q(table__name__icontains=q) | Q(joker__iexact=q) | Q(winner__iexact=q) | Q(dealer__username__icontains=q)
+        # as the search box promises: a round, its table, joker, winner or dealer, and what its incidents say
+        # (their notes, and their resolution: a void's reason)
+        cond = (Q(table__name__icontains=q) | Q(joker__iexact=q) | Q(winner__iexact=q) | Q(dealer__username__icontains=q)
+                | Q(pk__in=_rounds_noted(q)))
         if (number := _id_search(q)) is not None:
             cond |= Q(pk=number)
         rows = rows.filter(cond)

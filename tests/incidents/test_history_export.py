@@ -55,6 +55,16 @@ def test_history_is_searched_by_table_name_round_id_and_status(supervisor_api, h
     assert ids(supervisor_api.get("/api/rounds/", {"table": h["lotus"].pk, "status": "betting"})) == [h["betting"].pk]
 
 
+def test_history_is_searched_by_what_the_rounds_incidents_say(supervisor_api, supervisor, history):
+    h = history
+    assert ids(supervisor_api.get("/api/rounds/", {"q": "jammed"})) == [h["voided"].pk]  # an incident's note
+    assert ids(supervisor_api.get("/api/rounds/", {"q": "SHUFFLER REPLACED"})) == [h["voided"].pk]  # the void's reason
+    incidents.incident_add_note(incident_id=raise_incident(h["settled"], supervisor, "procedure").pk, actor=supervisor,
+                                text="camera 2 checked")
+    assert ids(supervisor_api.get("/api/rounds/", {"q": "camera 2"})) == [h["settled"].pk]
+    assert ids(supervisor_api.get("/api/rounds/", {"q": "nowhere said"})) == []
+
+
 def test_history_rows_carry_the_round_totals(supervisor_api, history):
     rows = {row["id"]: row for row in supervisor_api.get("/api/rounds/").json()}
     settled, voided = rows[history["settled"].pk], rows[history["voided"].pk]
