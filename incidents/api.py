@@ -159,6 +159,9 @@ class FloorShiftSerializer(serializers.Serializer):
     started_at = serializers.DateTimeField()
     seconds = serializers.IntegerField(help_text="How long the shift has lasted so far.")
     rotation_due = serializers.BooleanField(help_text="On shift for the table's shift_minutes or longer.")
+    rounds = serializers.IntegerField(help_text="Rounds of the shift settled so far.")
+    turnover = _amount("Their stakes.")
+    ggr = _amount("The house's gross gaming revenue from them: stakes less what was paid back.")
 
 
 class FloorTableSerializer(serializers.Serializer):

@@ -9,7 +9,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import Count, OuterRef, Subquery, Sum
 from django.utils import timezone
 
 from bets.models import Bet
@@ -34,8 +34,9 @@ def expected_silence(table: Table, driver: str) -> float:
 
 
 def floor(*, user) -> list[dict]:
-    """Six queries: the tables (with each one's latest round's id and its open shift), those rounds,
-    their cards, their bets grouped by spot and stake, their players, and the open incidents."""
+    """Seven queries: the tables (with each one's latest round's id and its open shift), those rounds,
+    their cards, their bets grouped by spot and stake, their players, the open shifts' settled rounds
+    (turnover and GGR so far, from the rounds' totals), and the open incidents."""
     now = timezone.now()
     latest = Round.objects.filter(table=OuterRef("pk")).order_by("-id").values("id")[:1]
     open_shift = Shift.objects.filter(table=OuterRef("pk"), ended_at=None)
@@ -57,6 +58,9 @@ def floor(*, user) -> list[dict]:
         stakes[round_id].append((spot, amount, n))
     people = {row["round_id"]: row for row in live.values("round_id").annotate(
         players=Count("player_id", distinct=True), bets=Count("id"))}
+    open_shifts = [t.shift_id for t in tables if t.shift_id is not None]
+    shift_money = {row["shift_id"]: row for row in Round.objects.filter(shift_id__in=open_shifts, status=Round.Status.SETTLED)
+                   .order_by().values("shift_id").annotate(rounds=Count("id"), staked=Sum("total_staked"), paid=Sum("total_paid"))}
     incidents: dict[int, list[dict]] = defaultdict(list)
     for inc in Incident.objects.filter(status=Incident.Status.OPEN, round__table_id__in=[t.pk for t in tables]).select_related(
             "raised_by", "round").order_by("id"):
@@ -76,12 +80,19 @@ def floor(*, user) -> list[dict]:
                 "id": table.shift_id, "dealer": table.shift_dealer, "started_at": table.shift_started,
                 "seconds": int((now - table.shift_started).total_seconds()),
                 "rotation_due": rotation_due(started_at=table.shift_started, minutes=table.shift_minutes, now=now),
+                **_shift_money(shift_money.get(table.shift_id)),
             },
             "round": None if rnd is None else _round(rnd, cards[rnd.pk], stakes[rnd.pk], people.get(rnd.pk),
                                                      expected_silence(table, driver), now),
             "incidents": incidents[table.pk],
         })
     return result
+
+
+def _shift_money(row: dict | None) -> dict:
+    """The shift's settled rounds so far: how many, their turnover (stakes) and the house's gross gaming revenue."""
+    staked, paid = (row["staked"], row["paid"]) if row else (ZERO, ZERO)
+    return {"rounds": row["rounds"] if row else 0, "turnover": staked, "ggr": staked - paid}
 
 
 def _round(rnd: Round, cards: list[tuple[str, datetime]], stakes: list, people: dict | None, expected: float, now) -> dict:

@@ -109,11 +109,29 @@ def test_the_floor_costs_the_same_queries_for_1_or_20_tables(tables, supervisor_
                                                             django_assert_max_num_queries):
     busy_tables(make_table, dealer, supervisor, tables)
     make_table(name="Idle")
-    # The token (with its user and roles) is one query; the floor six.
-    with django_assert_max_num_queries(7):
+    # The token (with its user and roles) is one query; the floor seven.
+    with django_assert_max_num_queries(8):
         rows = floor(supervisor_api)
     assert len(rows) == tables + 1
     assert all(rows[f"T{k}"]["round"]["players"] == 2 and len(rows[f"T{k}"]["incidents"]) == 1 for k in range(tables))
+
+
+def test_each_shift_shows_its_settled_rounds_turnover_and_ggr(supervisor_api, make_table, dealer):
+    table = make_table(name="Salon", betting_seconds=600)
+    alice, bob = quick_player("alice"), quick_player("bob")
+    shift = floor(supervisor_api)["Salon"]["on_shift"]
+    assert shift is None
+    for cards in (["2C", "KD"], ["2C", "3D", "KH"]):  # Bahar wins on card 2, then Andar on card 3 (0.9:1)
+        rnd = open_round(table, dealer, joker="KS")
+        place(alice, rnd, "andar", 100)
+        place(bob, rnd, "bahar", 40)
+        close(rnd, dealer)
+        assert deal(rnd, dealer, cards)
+        assert round_settle(round_id=rnd.pk)
+    open_round(table, dealer, joker="QS")  # a round under way counts when it is settled
+    shift = floor(supervisor_api)["Salon"]["on_shift"]
+    # staked 280; paid back 80 (Bahar 40 at 1:1) and 190 (Andar 100 at 0.9:1)
+    assert (shift["rounds"], shift["turnover"], shift["ggr"]) == (2, "280.00", "10.00")
 
 
 def test_a_virtual_table_is_expected_at_its_own_pace(supervisor_api, make_table):

@@ -34,6 +34,7 @@ function tileFor(table) {
         <div class="limits"><dt>${gettext("Stakes")}</dt><dd data-f="limits">—</dd></div>
       </dl>
       <p class="tile-shift" data-f="shift"></p>
+      <p class="tile-shift" data-f="shift-money" hidden></p>
       <p class="tile-flag" data-f="state" hidden></p>
       <p class="tile-flag" data-f="rotation" hidden></p>
       <p class="tile-flag" data-f="stalled" role="status" hidden><span class="stopwatch" aria-hidden="true"></span><span data-f="stalled-text"></span></p>
@@ -86,7 +87,8 @@ function renderTiles(tables) {
   tick();
 }
 
-/** The table's state (closed or maintenance, and why), its dealer on shift for how long, a rotation due. */
+/** The table's state (closed or maintenance, and why), its dealer on shift for how long and what the
+ * shift has taken so far, a rotation due. */
 function renderShift(el, t) {
   const s = t.on_shift;
   el.dataset.state = t.state;
@@ -94,6 +96,10 @@ function renderShift(el, t) {
     ? format(gettext("Dealer %(dealer)s · on shift %(minutes)s of %(length)s min"),
       { dealer: s.dealer, minutes: Math.floor(s.seconds / 60), length: t.shift_minutes })
     : t.driver === "person" ? gettext("No dealer on shift") : "";
+  // the shift's settled rounds so far: their stakes and the house's GGR (the server's figures)
+  const shiftMoney = el.querySelector("[data-f=shift-money]");
+  shiftMoney.hidden = !s;
+  if (s) shiftMoney.textContent = `${gettext("Staked")} ${amount(s.turnover)} · ${gettext("GGR")} ${amount(s.ggr)}`;
   const stateFlag = el.querySelector("[data-f=state]");
   stateFlag.hidden = t.state === "open";
   if (t.state !== "open") {
