@@ -154,7 +154,8 @@ def _amount(value, unit: Decimal) -> Decimal:
     if amount > MAX_AMOUNT:
         raise invalid("amount", f"The amount is too large (at most {MAX_AMOUNT}).")
     if amount % unit != 0:
-        raise invalid("amount", f"The amount must be a multiple of the chip unit ({unit}).", code="chip_unit")
+        raise invalid("amount", f"The amount must be a multiple of the chip unit ({unit}).", code="chip_unit",
+                      extra={"chip_unit": str(unit)})
     return amount
 
 
@@ -169,20 +170,22 @@ def _check(context: BetContext, wanted: Wanted) -> Decimal:
         refuse_at_match_table(rnd)
     config = round_config(rnd)
     if spot not in offered_spots(config):
-        raise invalid("spot", f"This table does not offer {spot!r}.", code="spot_not_offered")
+        raise invalid("spot", f"This table does not offer {spot!r}.", code="spot_not_offered", extra={"spot": spot})
     amount = _amount(wanted.amount, config.chip_unit)
     limits = rnd.settings
     if spot in MAIN and not limits["allow_both_sides"] and context.main_side not in (None, spot):
         raise invalid("spot", f"You already bet on {context.main_side.capitalize()}: one main side a round at this table.",
-                      code="both_sides")
+                      code="both_sides", extra={"side": context.main_side})
     seamless = context.operator_id is not None  # a seamless player's money is at the operator, which answers for it
     if not seamless and amount > balance:
         raise InvalidInput("Not enough chips for this bet.", code="insufficient_funds",
-                           fields={"amount": [f"Your balance is {balance}."]})
+                           fields={"amount": [f"Your balance is {balance}."]}, extra={"balance": f"{balance:.2f}"})
     total = context.staked + amount
     max_bet, min_bet = Decimal(limits["max_bet"]), Decimal(limits["min_bet"])
     if total > max_bet:
-        raise invalid("amount", f"At most {max_bet} a round at this table (you would stake {total}).", code="over_max_bet")
+        raise invalid("amount", f"At most {max_bet} a round at this table (you would stake {total}).", code="over_max_bet",
+                      extra={"max_bet": f"{max_bet:.2f}", "would_stake": f"{total:.2f}"})
     if total < min_bet and (seamless or amount != balance):
-        raise invalid("amount", f"At least {min_bet} a round at this table (or everything you have left).", code="under_min_bet")
+        raise invalid("amount", f"At least {min_bet} a round at this table (or everything you have left).", code="under_min_bet",
+                      extra={"min_bet": f"{min_bet:.2f}", "would_stake": f"{total:.2f}"})
     return amount

@@ -123,9 +123,10 @@ def require_transaction(what: str) -> None:
         raise TransactionManagementError(f"{what} only inside its writer's transaction")
 
 
-def invalid(field: str, message: str, *, code: str = "invalid") -> InvalidInput:
-    """Bad input on one field: a 400 with field errors."""
-    return InvalidInput(message, code=code, fields={field: [message]})
+def invalid(field: str, message: str, *, code: str = "invalid", extra: dict | None = None) -> InvalidInput:
+    """Bad input on one field: a 400 with field errors (`extra`: the figures the message names, for a
+    page to say it in its own language)."""
+    return InvalidInput(message, code=code, fields={field: [message]}, extra=extra)
 
 
 def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:

@@ -6,7 +6,10 @@ from .limits import MAX_BODY
 
 ERROR_SCHEMA = {
     "type": "object",
-    "description": "Every refusal: a machine-readable code, a sentence, and the bad fields with their messages.",
+    "description": ("Every refusal: a machine-readable code, a sentence (English), and the bad fields with their messages. "
+                    "A bet's refusal also carries the figures its sentence names, as decimal strings, for a page to say it in its "
+                    "own language: over_max_bet and under_min_bet `max_bet` / `min_bet` and `would_stake`; insufficient_funds "
+                    "`balance`; chip_unit `chip_unit`; both_sides `side`; spot_not_offered `spot`."),
     "properties": {
         "code": {"type": "string", "example": "invalid"},
         "message": {"type": "string"},

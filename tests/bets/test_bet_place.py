@@ -92,15 +92,18 @@ def test_cents_are_refused_at_a_play_table_and_taken_at_a_cash_table(alice_api, 
 
 
 def test_a_round_total_over_max_bet_is_refused(alice_api, alice, round_id):
-    refused(alice_api, round_id, "andar", "501", 400, alice, field="amount", code="over_max_bet")
+    body = refused(alice_api, round_id, "andar", "501", 400, alice, field="amount", code="over_max_bet")
+    assert (body["max_bet"], body["would_stake"]) == ("500.00", "501.00")  # the figures, for a page to say in its language
     placed(alice_api, round_id, "andar", "300")
-    refused(alice_api, round_id, "count_6_10", "201", 400, alice, field="amount", code="over_max_bet")
+    body = refused(alice_api, round_id, "count_6_10", "201", 400, alice, field="amount", code="over_max_bet")
+    assert body["would_stake"] == "501.00"
     placed(alice_api, round_id, "count_6_10", "200")  # exactly max_bet in all
     assert balance(alice) == D("500")
 
 
 def test_a_round_total_under_min_bet_is_refused(alice_api, alice, round_id):
-    refused(alice_api, round_id, "andar", "5", 400, alice, field="amount", code="under_min_bet")
+    body = refused(alice_api, round_id, "andar", "5", 400, alice, field="amount", code="under_min_bet")
+    assert (body["min_bet"], body["would_stake"]) == ("10.00", "5.00")
     placed(alice_api, round_id, "andar", "10")
     placed(alice_api, round_id, "count_6_10", "5")  # the round total (15) is what counts
 
@@ -115,7 +118,7 @@ def test_a_player_with_less_than_min_bet_may_stake_exactly_all_of_it(alice_api, 
 def test_more_than_the_balance_is_refused(alice_api, alice, round_id):
     chips_set(user=alice, balance=D("100"))
     refused(alice_api, round_id, "andar", "200", 400, alice, field="amount", code="insufficient_funds")
-    refused(alice_api, round_id, "andar", "101", 400, alice, field="amount", code="insufficient_funds")
+    assert refused(alice_api, round_id, "andar", "101", 400, alice, field="amount", code="insufficient_funds")["balance"] == "100.00"
     assert D(placed(alice_api, round_id, "andar", "100")["balance"]) == D("0")
 
 
