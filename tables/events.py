@@ -2,7 +2,8 @@
 
 A table event goes to everyone watching the table, numbered by the table's `seq`; a personal event
 goes to the watchers connected as one player. The sender (tables/stream.py) takes these payloads
-only; the pages import the names from `static/events.js` and docs/STREAM.md lists the events, both
+only; a lobby event goes to every lobby page (tables/lobby_consumer.py); the pages import the names from
+`static/events.js` and docs/STREAM.md lists the events, both
 generated from these declarations (`python scripts/stream_events.py --write`; a test checks both).
 
 Besides its payload's fields, a table event carries `type`, `seq`, `table`, `round` and `at`; a
@@ -65,6 +66,10 @@ class TableEvent(Event):
 
 class UserEvent(Event):
     """A personal event, to the watchers connected as its player."""
+
+
+class LobbyEvent(Event):
+    """An event of the lobby's one stream (ws/lobby/, tables/lobby_consumer.py), unnumbered."""
 
 
 @dataclass(frozen=True)
@@ -252,11 +257,31 @@ class BetRefunded(UserEvent):
     balance: str | None
 
 
+@dataclass(frozen=True)
+class LobbyTable(LobbyEvent):
+    """A public table's round or state changed (`change`: the table event that changed it:
+    round.opened, betting.closed, round.paused, round.resumed, round.finished, round.settled,
+    round.voided or table.state), with the fields of that event a lobby row shows; null for the rest."""
+    name = "lobby.table"
+    table: int
+    round: int | None
+    change: str
+    at: str
+    closes_at: str | None = None
+    betting_seconds: int | None = None
+    status: str | None = None
+    winner: str | None = None
+    cards_dealt: int | None = None
+    state: str | None = None
+    reason: str | None = None
+
+
 TABLE_EVENTS: tuple[type[TableEvent], ...] = (
     RoundOpened, BettingClosed, CardDealt, RoundFinished, RoundSettled, RoundPaused, RoundResumed,
     RoundCorrected, RoundVoided, MatchStarted, MatchRound, MatchFinished, TableState,
 )
 USER_EVENTS: tuple[type[UserEvent], ...] = (BetPlaced, BetCancelled, BetSettled, BetRefunded)
+LOBBY_EVENTS: tuple[type[LobbyEvent], ...] = (LobbyTable,)
 TABLE_FIELDS = ("type", "seq", "table", "round", "at")
 USER_FIELDS = ("type", "at")
 
@@ -268,7 +293,7 @@ def _js_name(event: type[Event]) -> str:
 def events_js() -> str:
     """static/events.js: the event names for the pages, as an ES module."""
     lines = ["// Generated from tables/events.py by scripts/stream_events.py: do not edit.", ""]
-    for title, declared in (("table", TABLE_EVENTS), ("personal", USER_EVENTS)):
+    for title, declared in (("table", TABLE_EVENTS), ("personal", USER_EVENTS), ("lobby", LOBBY_EVENTS)):
         lines.append(f"// {title} events")
         lines += [f'export const {_js_name(e)} = {json.dumps(e.name)};' for e in declared]
         lines.append("")
@@ -280,7 +305,7 @@ def events_js() -> str:
 def events_markdown() -> str:
     """The events table of docs/STREAM.md."""
     rows = ["| event | to | fields | meaning |", "|---|---|---|---|"]
-    for declared, to in ((TABLE_EVENTS, "the table"), (USER_EVENTS, "its player")):
+    for declared, to in ((TABLE_EVENTS, "the table"), (USER_EVENTS, "its player"), (LOBBY_EVENTS, "the lobby")):
         for e in declared:
             fields = ", ".join(f"`{f.name}` ({f.type})" for f in dataclasses.fields(e))
             doc = " ".join((e.__doc__ or "").split())

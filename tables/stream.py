@@ -57,7 +57,7 @@ from django.utils import timezone
 from studio import metrics, serverloop
 
 from .locking import Held, require_held
-from .events import TABLE_EVENTS, USER_EVENTS, TableEvent, UserEvent
+from .events import TABLE_EVENTS, USER_EVENTS, LobbyTable, TableEvent, UserEvent
 
 from .models import Table
 
@@ -173,6 +173,20 @@ def _next_seq(table_id: int) -> tuple[int, str]:
     return row[0], row[1]
 
 
+LOBBY = "lobby"  # the lobby pages' group (tables/lobby.py): a `lobby.table` per change a lobby row shows
+# The table events a lobby row follows, with the fields of theirs it shows.
+LOBBY_CHANGES = {"round.opened": ("closes_at", "betting_seconds"), "betting.closed": (), "round.paused": (),
+                 "round.resumed": ("status", "closes_at"), "round.finished": ("winner", "cards_dealt"),
+                 "round.settled": ("winner",), "round.voided": (), "table.state": ("state", "reason")}
+
+
+def _in_lobby(held: Held) -> bool:
+    """A public table's change (a private table is no table at all to the lobby's visitors)."""
+    if held.round is not None:
+        return not held.round.settings.get("private")
+    return held.table is not None and not held.table.is_private
+
+
 def table_event(held: Held, payload: TableEvent, *, round_id: int | None = None) -> None:
     """Send `payload` to the watchers of the table `held` locks (tables.locking) after commit,
     numbered with the table's next `seq`; of `held`'s round, or of `round_id` when given."""
@@ -188,6 +202,10 @@ def table_event(held: Held, payload: TableEvent, *, round_id: int | None = None)
         batch = _open.batch = _Batch(xid)
         transaction.on_commit(lambda: _send_batch(batch))
     batch.add(_message(table_group(table_id), event))
+    if payload.name in LOBBY_CHANGES and _in_lobby(held):  # the lobby's own event, unnumbered: a row's newest state wins
+        lobby = LobbyTable(table=table_id, round=event["round"], change=payload.name, at=event["at"],
+                           **{k: event[k] for k in LOBBY_CHANGES[payload.name]})
+        batch.messages.append(_message(LOBBY, {"type": lobby.name, **lobby.fields()}))
 
 
 def user_event(user_id: int, payload: UserEvent) -> None:
