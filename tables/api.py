@@ -11,7 +11,7 @@ from studio.parsers import query_data
 from studio.roles import IsDealer, IsSupervisor
 from studio.times import utc_ms
 
-from . import services, shifts
+from . import services, shifts, shoes
 from .access import round_or_404, table_or_404, visible_tables, with_driver
 from engine import odds, payout_table, percent4
 from .changes import API
@@ -21,7 +21,7 @@ from .snapshot import table_snapshot
 from .stats import table_stats
 from .serializers import (
     CardSerializer, ChangeSerializer, DealtCardSerializer, JokerSerializer, RoundEventSerializer, RoundSerializer,
-    ShiftSerializer, SpotOddsSerializer, StateSerializer, StatsQuerySerializer, TableRulesSerializer, TableSerializer,
+    ShiftSerializer, ShoeSerializer, SpotOddsSerializer, StateSerializer, StatsQuerySerializer, TableRulesSerializer, TableSerializer,
     TableShiftsSerializer, TableStatsSerializer,
 )
 
@@ -91,7 +91,8 @@ class TableShiftsView(APIView):
         recent = list(Shift.objects.filter(table=table).select_related("dealer").order_by("-id")[:20])
         current = next((s for s in recent if s.ended_at is None), None)
         info = lambda s: shifts.shift_info(s, minutes=table.shift_minutes)  # noqa: E731
-        return Response(TableShiftsSerializer({"current": info(current), "shift_minutes": table.shift_minutes,
+        return Response(TableShiftsSerializer({"current": info(current), "shoe": shoes.shoe_latest(table_id=table.pk),
+                                               "shift_minutes": table.shift_minutes,
                                                "recent": [info(s) for s in recent]}).data)
 
     @extend_schema(request=None, responses={201: ShiftSerializer, 200: ShiftSerializer})
@@ -100,6 +101,20 @@ class TableShiftsView(APIView):
         shift, new = shifts.shift_start(table_id=pk, dealer=request.user)
         return Response(ShiftSerializer(shifts.shift_info(shift, minutes=table.shift_minutes)).data,
                         status=status.HTTP_201_CREATED if new else status.HTTP_200_OK)
+
+
+class TableShoesView(APIView):
+    """POST (the dealer on shift at the table, or a supervisor): a new shoe is in play. Recorded in
+    the table's change log (field `shoe`); 201 with its number, who and when. 409 `dealer_on_shift`
+    for a dealer not on shift there, 409 `virtual_table` at a virtual or match table."""
+
+    permission_classes = [IsAuthenticated, IsDealer]
+
+    @extend_schema(request=None, responses={201: ShoeSerializer})
+    def post(self, request, pk):
+        table_or_404(table_id=pk, user=request.user)
+        change = shoes.shoe_change(table_id=pk, actor=request.user)
+        return Response(ShoeSerializer(shoes.shoe_info(change)).data, status=status.HTTP_201_CREATED)
 
 
 class ShiftEndView(APIView):

@@ -34,8 +34,17 @@ class ShiftSerializer(serializers.Serializer):
     rotation_due = serializers.BooleanField(help_text="On shift for the table's shift length or longer.")
 
 
+class ShoeSerializer(serializers.Serializer):
+    """A shoe change at a table (tables.shoes): a row of its change log, field `shoe`."""
+
+    number = serializers.IntegerField(help_text="The shoe's number at this table (1: the first recorded).")
+    at = serializers.DateTimeField(help_text="When the new shoe was recorded.")
+    by = serializers.CharField(help_text="Who recorded it (a username).")
+
+
 class TableShiftsSerializer(serializers.Serializer):
     current = ShiftSerializer(allow_null=True, help_text="The dealer on shift now, or null.")
+    shoe = ShoeSerializer(allow_null=True, help_text="The table's latest shoe change, or null when none is recorded.")
     shift_minutes = serializers.IntegerField()
     recent = ShiftSerializer(many=True, help_text="The table's latest shifts, newest first (20).")
 

@@ -15,6 +15,7 @@ urlpatterns = [
     path("tables/<id:pk>/current-round/", api_route(api.TableCurrentRoundView), name="table-current-round"),
     path("tables/<id:pk>/state/", api_route(api.TableStateView, share=by_pk("table")), name="table-state"),
     path("tables/<id:pk>/shifts/", api_route(api.TableShiftsView, share=by_pk("table")), name="table-shifts"),
+    path("tables/<id:pk>/shoes/", api_route(api.TableShoesView, share=by_pk("table")), name="table-shoes"),
     path("tables/<id:pk>/changes/", api_route(api.TableChangesView), name="table-changes"),
     path("shifts/<id:pk>/end/", api_route(api.ShiftEndView), name="shift-end"),
     path("changes/", api_route(api.ChangesView), name="changes"),
