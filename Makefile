@@ -52,7 +52,7 @@ migrate: install
 	$(PY) manage.py migrate --noinput -v 0
 
 demo: migrate
-	$(PY) manage.py demo_setup
+	$(PY) manage.py demo_setup --url http://$(HOST):$(PORT)
 
 # The studio as production runs it (scripts/serve.py): PostgreSQL and Valkey (the studio's own, in
 # .studio/, unless DATABASE_URL / REDIS_URL name an operator's), migrated, the demo's data, web, the

@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.db import connection
 from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
@@ -23,10 +24,10 @@ from bets.selectors import operators_overview, wallet_transactions
 from integrity.record import record_check, round_record
 from integrity.serializers import RoundRecordSerializer
 from matches.services import START_CHIPS, match_join
-from studio.errors import ApplicationError, NotFound
+from studio.errors import ApplicationError, NotFound, error_response
 from studio.roles import DEALER, PLAYER, SUPERVISOR, has_role, roles_of
 from studio.times import utc_ms
-from tables.access import match_or_404, round_or_404, visible_tables
+from tables.access import match_or_404, round_or_404, visible_tables, with_driver
 from tables.models import Round
 from tables.selectors import round_detail
 
@@ -34,6 +35,21 @@ from .rules import (
     BET_STATUS_NAMES, CORRECTION_NAMES, EVENT_NAMES, INCIDENT_KIND_NAMES, INCIDENT_STATUS_NAMES, settings_rules, side_name, spot_name,
     table_rules, times,
 )
+
+def not_found(request, exception=None):
+    """The studio's own 404 (handler404, and web.middleware.studio_not_found when DEBUG would show
+    Django's page): a page in the site's look and the page's language; an API path keeps its JSON 404."""
+    if request.path.startswith("/api/"):
+        return error_response("not_found", "No such API endpoint or object.", 404)
+    response = render(request, "404.html", status=404)
+    response.studio_page = True
+    return response
+
+
+def favicon(request):
+    """/favicon.ico, which browsers ask for by themselves: the studio's icon (a static file)."""
+    return redirect(static("img/favicon.svg"))
+
 
 @never_cache
 def home(request):
@@ -62,7 +78,9 @@ def _token(request) -> str:
 def console(request):
     if not has_role(request.user, DEALER, SUPERVISOR):
         return HttpResponseForbidden(render(request, "forbidden.html", {"what": _("the dealer console")}).content)
-    return render(request, "console.html", {"tables": visible_tables(request.user), "token": _token(request)})
+    # Only the tables a person deals: the virtual dealer's and the matches' tables are not listed.
+    tables = with_driver(visible_tables(request.user)).filter(virtual_dealer=False, has_match=False)
+    return render(request, "console.html", {"tables": tables, "token": _token(request)})
 
 
 @never_cache

@@ -11,6 +11,8 @@ from studio.routes import api_route
 from . import catalogue, pages
 from .schema import SchemaView
 
+handler404 = "web.pages.not_found"  # the studio's own page (web.middleware: DEBUG too)
+
 urlpatterns = [
     # The busiest routes first: Django tries the patterns in order, and a bet is the most frequent request.
     path("api/", include("bets.urls")),
@@ -24,6 +26,7 @@ urlpatterns = [
     path("readyz", api_route(health.readyz), name="readyz"),
     path("metrics", api_route(health.metrics_view), name="metrics"),
     path("", pages.home, name="home"),
+    path("favicon.ico", pages.favicon, name="favicon"),
     path("login/", auth_views.LoginView.as_view(template_name="login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("console/", pages.console, name="console"),

@@ -124,21 +124,18 @@ def test_dealer_runs_a_round_with_the_keyboard_only(screen, live_server, dealer,
     assert list(DealtCard.objects.filter(round=rnd).order_by("position").values_list("side", "card")) == [
         ("andar", "7H"), ("bahar", "2C"), ("andar", "10D"), ("bahar", "QS"), ("andar", "KD")]
 
-    scan(page, "9C")  # a card after the match is refused too
-    expect(alert).to_contain_text("The round is over")
     page.keyboard.press("Escape")
     expect(alert).to_be_hidden()
     page.keyboard.press("Enter")  # Enter on the empty box: no new round, a hint
-    expect(page.locator("#info")).to_contain_text("does not start a round")
+    expect(page.locator("#info")).to_contain_text("Scan the next joker")
     expect(pill).to_have_text(re.compile("Finished|Settled"))
-    page.keyboard.press("Control+Enter")  # New round: the joker box again
-    expect(pill).to_have_text("Waiting for joker")
-    expect(stage).to_contain_text(f"Last round {rnd.pk}: Andar won on card 5")
-    expect(page.locator("#cards-andar .card")).to_have_count(0)
-    shot(page, "09-new-round")
-    scan(page, "2H")
+    expect(entry).to_have_attribute("placeholder", "joker, e.g. KS")
+    scan(page, "2H")  # the next joker opens the next round: no other key
     expect(pill).to_have_text("Betting open")
     expect(page.locator("#round-label")).to_have_text(f"Round {rnd.pk + 1}")
+    expect(page.locator("#joker .card")).to_have_attribute("data-card", "2H")
+    expect(page.locator("#scan-log li").first).to_contain_text(f"Joker 2♥: round {rnd.pk + 1} open")
+    shot(page, "09-next-joker-opens-the-round")
     assert page.js_errors == []
     assert page.csp_violations == []
 
@@ -400,7 +397,7 @@ def test_a_paused_round_refuses_cards_and_a_void_asks_for_a_new_round(page, live
     expect(pill).to_have_text("Voided", timeout=6000)
     page.keyboard.press("Escape")
     page.keyboard.press("Enter")
-    expect(page.locator("#info")).to_contain_text("does not start a round")
+    expect(page.locator("#info")).to_contain_text("Scan the next joker")
     accessible(page, "a voided round")
     shot(page, "02-voided")
     page.keyboard.press("Control+Enter")
@@ -423,7 +420,8 @@ def test_the_console_shows_who_is_on_shift_and_signs_in_and_out(page, live_serve
     expect(line).to_contain_text("No one on shift")
     expect(button).to_have_text("Sign in")
     button.click()
-    expect(line).to_have_text("On shift: dealer for 0 min")
+    expect(line).to_have_text("On shift: dealer")
+    expect(page.locator("#shift-clock")).to_contain_text(re.compile(r"^0:0\d of 30:00$"))
     expect(button).to_have_text("Sign out")
     expect(page.locator("#entry-input")).to_be_focused()  # scans still reach the box
     accessible(page, "on shift")
@@ -431,7 +429,7 @@ def test_the_console_shows_who_is_on_shift_and_signs_in_and_out(page, live_serve
 
     client_for(other).post(f"/api/tables/{table.pk}/shifts/")  # another dealer takes the table over
     page.reload()
-    expect(line).to_have_text("On shift: dealer2 for 0 min")
+    expect(line).to_have_text("On shift: dealer2")
     expect(button).to_have_text("Sign in")
     scan(page, "KS")
     expect(alert).to_contain_text("dealer2 is on shift at this table")
@@ -439,7 +437,7 @@ def test_the_console_shows_who_is_on_shift_and_signs_in_and_out(page, live_serve
     shot(page, "02-someone-else-on-shift")
 
     button.click()  # take over, then sign out
-    expect(line).to_have_text("On shift: dealer for 0 min")
+    expect(line).to_have_text("On shift: dealer")
     button.click()
     expect(line).to_contain_text("No one on shift")
     assert Shift.objects.filter(ended_at=None).count() == 0
@@ -451,3 +449,98 @@ def test_the_console_shows_who_is_on_shift_and_signs_in_and_out(page, live_serve
     assert not Round.objects.exists()
     assert page.js_errors == []
     assert page.csp_violations == []
+
+
+def test_the_console_lists_only_the_tables_a_person_deals(page, live_server, dealer, make_table, login, accessible):
+    from tables.models import Match
+    make_table(name="Robot", virtual_dealer=True)
+    Match.objects.create(table=make_table(name="Friends", is_private=True), code="ABC123", created_by=dealer)
+    make_table(name="Main studio")
+    login(page, live_server.url, "dealer")
+    page.goto(live_server.url + "/console/")
+    options = page.locator("#table-select option")
+    expect(options).to_have_text(["Main studio"])
+    expect(page.locator("#status-pill")).to_have_text("Waiting for joker")
+
+
+def test_the_scan_log_keeps_a_refusal_in_a_burst_and_the_banner_moves_nothing(screen, live_server, dealer, make_table, login,
+                                                                              shot, accessible):
+    page = screen
+    make_table(name="Main studio", betting_seconds=60)
+    alert, log = page.get_by_role("alert"), page.locator("#scan-log li")
+    login(page, live_server.url, "dealer")
+    page.goto(live_server.url + "/console/")
+    scan(page, "KS")
+    expect(page.locator("#status-pill")).to_have_text("Betting open")
+    page.keyboard.press("Control+Enter")
+    expect(page.locator("#status-pill")).to_have_text("Dealing")
+    top = lambda: {k: v for k, v in page.locator(".board").bounding_box().items() if k in ("x", "y")}  # noqa: E731
+    board = top()
+
+    for card in ["7H", "7H", "2C"]:  # a burst: the second is a duplicate, the third is accepted
+        scan(page, card)
+    expect(log).to_have_count(4)
+    expect(log.nth(0)).to_contain_text("Card 2: 2♣ to Bahar.")
+    expect(log.nth(1)).to_have_class("bad")
+    expect(log.nth(1)).to_contain_text("✗")
+    expect(log.nth(1)).to_contain_text("7H was already dealt (card 1)")  # the API's reason, kept
+    expect(log.nth(2)).to_contain_text("Card 1: 7♥ to Andar.")
+    expect(log.nth(3)).to_contain_text("Joker K♠: round")
+    expect(alert).to_be_hidden()  # the accepted card cleared the banner; the log still says it
+    assert top() == board
+
+    scan(page, "ZZ")
+    expect(alert).to_contain_text("'ZZ' is not a card")
+    assert top() == board  # the banner lies in its own kept place
+    expect(log.first).to_contain_text("'ZZ' is not a card")
+    accessible(page, "the scan log with refusals")
+    shot(page, "scan-log")
+    assert page.js_errors == []
+
+
+def test_the_rotation_timer_warns_when_rotation_is_due(screen, live_server, dealer, make_table, login, shot, accessible):
+    from datetime import timedelta
+    from django.utils import timezone
+    from tables.models import Shift
+    page = screen
+    table = make_table(name="Main studio", shift_minutes=20)
+    shift = Shift.objects.create(table=table, dealer=dealer, started_at=timezone.now() - timedelta(minutes=12, seconds=4))
+    login(page, live_server.url, "dealer")
+    page.goto(live_server.url + "/console/")
+    block = page.locator("#shift")
+    expect(page.locator("#shift-clock")).to_contain_text(re.compile(r"^12:0\d of 20:00$"))
+    expect(block).to_have_attribute("data-due", "0")
+    expect(page.locator("#shift-due")).to_be_hidden()
+    shot(page, "01-on-shift")
+
+    Shift.objects.filter(pk=shift.pk).update(started_at=timezone.now() - timedelta(minutes=21))
+    page.reload()
+    expect(block).to_have_attribute("data-due", "1")
+    expect(page.locator("#shift-due")).to_have_text("Rotation due: hand the table over")
+    expect(page.locator("#shift-clock")).to_contain_text(re.compile(r"^21:0\d of 20:00$"))
+    accessible(page, "rotation due")
+    shot(page, "02-rotation-due")
+
+
+def test_a_new_shoe_is_recorded_in_the_change_log(page, live_server, dealer, make_table, login, shot, accessible):
+    from tables.models import TableChange
+    table = make_table(name="Main studio")
+    login(page, live_server.url, "dealer")
+    page.goto(live_server.url + "/console/")
+    shoe = page.locator("#btn-shoe")
+    page.locator("#btn-shift").click()
+    expect(page.locator("#shift-line")).to_have_text("On shift: dealer")
+    shoe.click()
+    expect(page.locator("#info")).to_have_text("New shoe recorded: shoe 1.")
+    expect(page.locator("#shoe-line")).to_contain_text(re.compile(r"^Shoe 1 since \d\d:\d\d:\d\d .+ \(dealer\)$"))
+    expect(page.locator("#entry-input")).to_be_focused()
+    row = TableChange.objects.get(table=table, field="shoe")
+    assert (row.actor_name, row.old, row.new) == ("dealer", "", "1")
+    accessible(page, "a new shoe")
+    shot(page, "new-shoe")
+
+    page.locator("#btn-shift").click()  # signed out: the server refuses, the alert says why
+    expect(page.locator("#shift-line")).to_contain_text("No one on shift")
+    shoe.click()
+    expect(page.get_by_role("alert")).to_contain_text("sign in to it before you change its shoe")
+    assert TableChange.objects.filter(table=table, field="shoe").count() == 1

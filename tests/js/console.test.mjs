@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { route } from "../../static/js/pages/console/keys.js";
 import {
-  cardCount, emptyEnterHint, lostScan, phase, prompt, rulesLine, shortCard, stage,
+  cardCount, emptyEnterHint, lostScan, opensRound, phase, prompt, rulesLine, scanDone, shiftClock, shortCard, stage,
 } from "../../static/js/pages/console/view.js";
 
 const box = { tagName: "INPUT", type: "text", id: "entry-input" };
@@ -68,7 +68,7 @@ test("the words the dealer reads", () => {
   assert.equal(rulesLine(null, "15"), "Betting 15 s");
   assert.deepEqual(prompt("dealing", round()), ["Scan card 4 → Bahar", "next card, e.g. 7H"]);
   assert.match(emptyEnterHint("betting", round()), /does not close betting/);
-  assert.match(emptyEnterHint("over", round()), /does not start a round/);
+  assert.equal(emptyEnterHint("over", round()), "Scan the next joker: it opens the next round.");
   assert.equal(lostScan("KS"), "Not dealt: there is no table to deal at. KS went nowhere.");
 });
 
@@ -83,4 +83,19 @@ test("the stage says the server's result and escapes what it puts in HTML", () =
   assert.equal(stage("over", round({ status: "finished", winner: "bahar", totals: { bets: 2, staked: "5", paid: "0" } })).totals, "Settled: 2 bets, staked 5, paid 0");
   assert.equal(String(stage("joker", null, round({ status: "settled", winner: "<b>" })).sub), "Last round 7: <b> won on card 3.");
   assert.equal(String(stage("over", round({ status: "settled", winner: "<i>" })).main), '<span class="&lt;i&gt;">&lt;i&gt;</span> wins');
+});
+
+test("a scan opens a round whenever the table has no open round, and the log says what the server did", () => {
+  assert.deepEqual(["joker", "over", "voided", "betting", "time-up", "dealing", "paused"].map(opensRound),
+    [true, true, true, false, false, false, false]);
+  assert.equal(scanDone({ opened: { id: 12, joker: "KS" } }), "Joker K♠: round 12 open");
+  assert.equal(scanDone({ dealt: { position: 3, card: "10D", side: "andar", match: false } }), "Card 3: 10♦ to Andar.");
+  assert.equal(scanDone({ dealt: { position: 5, card: "KD", side: "bahar", match: true } }), "Card 5: K♦ to Bahar · match!");
+  assert.deepEqual(prompt("over", round()), ["Round over · scan the next joker", "joker, e.g. KS"]);
+});
+
+test("the shift's clock against the table's shift length", () => {
+  assert.equal(shiftClock(0, 30), "0:00 of 30:00");
+  assert.equal(shiftClock(724.6, 30), "12:04 of 30:00");
+  assert.equal(shiftClock(3725, 60), "1:02:05 of 1:00:00");
 });

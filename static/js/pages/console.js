@@ -1,15 +1,18 @@
 // The dealer console (templates/console.html). No rules here: every decision (which side, a
 // duplicate, the match, the window) is the server's. The page sends what the dealer types or scans
-// and shows the round the API returns; every refusal goes to the role="alert" banner with a beep.
+// and shows the round the API returns; every refusal goes to the role="alert" banner with a beep,
+// and every scan to the scan log (accepted or refused, with the server's reason).
 
 import { client, pageToken } from "../api.js";
 import { cardHTML } from "../cards.js";
 import { html } from "../html.js";
+import { when } from "../time.js";
 import { format, gettext } from "../i18n.js";
 import { beep, unlockAudio } from "./console/beep.js";
 import { route } from "./console/keys.js";
 import {
-  OPEN, cardCount, emptyEnterHint, lostScan, phase as phaseOf, prompt, rulesLine, shortCard, sideName, stage, statusName,
+  OPEN, cardCount, emptyEnterHint, lostScan, opensRound, phase as phaseOf, prompt, rulesLine, scanDone, shiftClock, shortCard,
+  sideName, stage, statusName,
 } from "./console/view.js";
 
 const api = client({ token: pageToken("console-token") });
@@ -17,6 +20,7 @@ const TABLE_KEY = "studio.console.table";
 const POLL_OPEN_MS = 2000;   // while a round is open: the betting timer or another console may change it
 const POLL_IDLE_MS = 6000;   // otherwise: catch settlement, or a round opened elsewhere
 const SIDES = ["andar", "bahar"];
+const LOG_LENGTH = 8;        // the scan log keeps the last scans, newest first
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -26,7 +30,8 @@ const ui = {
   clock: $("clock"), ring: $("ring"), countdown: $("countdown"), close: $("btn-close"), fresh: $("btn-new"),
   rows: { andar: $("row-andar"), bahar: $("row-bahar") }, cards: { andar: $("cards-andar"), bahar: $("cards-bahar") },
   counts: { andar: $("count-andar"), bahar: $("count-bahar") },
-  shiftLine: $("shift-line"), shiftButton: $("btn-shift"),
+  shiftLine: $("shift-line"), shiftButton: $("btn-shift"), shift: $("shift"), shiftClock: $("shift-clock"),
+  shiftMeter: $("shift-meter"), shiftDue: $("shift-due"), shoeButton: $("btn-shoe"), shoeLine: $("shoe-line"), log: $("scan-log"),
 };
 const ME = ui.root.dataset.user;
 const state = {
@@ -38,6 +43,10 @@ const state = {
   pending: 0, queue: Promise.resolve(), pollTimer: null, alertFromPoll: false,
   drawn: { round: null, count: 0 },
   shift: undefined,       // the table's dealer on shift (GET tables/{id}/shifts/), null: no one, undefined: unknown
+  shiftAt: 0,             // performance.now() when the shift's seconds were read (the clock runs on from there)
+  shiftMinutes: 0,        // the table's shift length
+  shoe: null,             // the table's latest shoe change, or null
+  scans: [],              // the scan log: {code, ok, text}, newest first
 };
 
 // ---- what the page shows ---------------------------------------------------------------------------
@@ -76,23 +85,46 @@ function render() {
   tick();
 }
 
-/** Who is on shift at the table and for how long (the server's count), and the one shift button. */
+/** Who is on shift at the table and for how long (the server's count, run on by the page's clock
+ *  between reads) against the table's shift length; the warning once the server says rotation is due. */
 function drawShift() {
   const s = state.shift;
   ui.shiftButton.hidden = s === undefined || state.tableId === null;
+  ui.shoeButton.hidden = ui.shiftButton.hidden;
+  ui.shift.hidden = !s;
+  if (s) ui.shift.dataset.due = s.rotation_due ? "1" : "0"; else delete ui.shift.dataset.due;
+  ui.shiftDue.hidden = !(s && s.rotation_due);
+  drawShoe();
   if (s === undefined) { ui.shiftLine.textContent = ""; return; }
   if (s === null) {
     ui.shiftLine.textContent = gettext("No one on shift: sign in, or open a round to start your shift.");
-    delete ui.shiftLine.dataset.due;
   } else {
-    const minutes = Math.floor(s.seconds / 60);
-    const line = format(gettext("On shift: %(dealer)s for %(minutes)s min"), { dealer: s.dealer, minutes });
-    ui.shiftLine.textContent = s.rotation_due ? `${line} · ${gettext("rotation due")}` : line;
-    if (s.rotation_due) ui.shiftLine.dataset.due = "1"; else delete ui.shiftLine.dataset.due;
+    ui.shiftLine.textContent = format(gettext("On shift: %(dealer)s"), { dealer: s.dealer });
+    tickShift();
   }
   const mine = Boolean(s && s.dealer === ME);
   ui.shiftButton.textContent = mine ? gettext("Sign out") : gettext("Sign in");
   ui.shiftButton.dataset.action = mine ? "end" : "start";
+}
+
+function tickShift() {
+  const s = state.shift;
+  if (!s) return;
+  const seconds = s.seconds + (performance.now() - state.shiftAt) / 1000;
+  ui.shiftClock.textContent = shiftClock(seconds, state.shiftMinutes);
+  ui.shiftMeter.style.setProperty("--p", Math.min(1, seconds / (state.shiftMinutes * 60 || 1)).toFixed(3));
+}
+
+function drawShoe() {
+  const shoe = state.shoe;
+  ui.shoeLine.textContent = shoe ? format(gettext("Shoe %(n)s since %(time)s (%(by)s)"), { n: shoe.number, time: when(shoe.at), by: shoe.by }) : "";
+}
+
+/** The scan log: the last scans, newest first, each accepted (✓) or refused (✗, with the server's reason). */
+function logScan(code, ok, text) {
+  state.scans.unshift({ code, ok, text });
+  state.scans.length = Math.min(state.scans.length, LOG_LENGTH);
+  ui.log.innerHTML = state.scans.map((e) => String(html`<li class="${e.ok ? "ok" : "bad"}"><span class="mark" aria-hidden="true">${e.ok ? "✓" : "✗"}</span><span class="sr-only">${e.ok ? gettext("Accepted:") : gettext("Refused:")}</span> <code>${e.code}</code> <span class="what">${e.text}</span></li>`)).join("");
 }
 
 function drawRows(r, p) {
@@ -112,6 +144,7 @@ function drawRows(r, p) {
 }
 
 function tick() {
+  tickShift();
   if (!state.round || state.round.status !== "betting" || state.awaitingJoker) return;
   const left = bettingLeft();
   const total = ((state.round.settings || {}).betting_seconds || 1) * 1000;
@@ -150,16 +183,18 @@ async function refresh() {
   if (tableId === null) return;
   const mine = ++state.seq;
   let round = null;
-  const shifts = api("GET", `tables/${tableId}/shifts/`).then((body) => body.current, () => undefined);
+  const shifts = api("GET", `tables/${tableId}/shifts/`).then((body) => body, () => undefined);
   try {
     round = await api("GET", `tables/${tableId}/current-round/`);
   } catch (err) {
     if (err.status !== 404) throw err;  // 404: no round played at this table yet
   }
-  const shift = await shifts;
+  const shifts_ = await shifts;
   if (tableId !== state.tableId || mine < state.shown) return;
   state.shown = mine;
-  state.shift = shift;
+  state.shift = shifts_ ? shifts_.current : undefined;
+  state.shiftAt = performance.now();
+  if (shifts_) { state.shiftMinutes = shifts_.shift_minutes; state.shoe = shifts_.shoe; }
   setRound(round);
 }
 
@@ -175,6 +210,15 @@ async function toggleShift() {
   }
   clearAlert();
   await refresh();
+}
+
+/** A new shoe is in play: the table's change log records it (who and when). */
+async function newShoe() {
+  const shoe = await api("POST", `tables/${state.tableId}/shoes/`);
+  state.shoe = shoe;
+  clearAlert();
+  info(format(gettext("New shoe recorded: shoe %(n)s."), { n: shoe.number }));
+  drawShoe();
 }
 
 function refreshSoon() { setTimeout(() => { if (!state.pending) refresh().catch(() => {}); }, 300); }
@@ -218,11 +262,22 @@ async function handle(text) {
   const p = phase();
   const r = state.round;
   if (p === "no-table" || p === "loading") {  // loading: cannot happen, the table's refresh is queued first
-    if (text) showAlert(lostScan(text), "not_sent");
+    if (text) { showAlert(lostScan(text), "not_sent"); logScan(text, false, lostScan(text)); }
     return;
   }
   if (!text) { info(emptyEnterHint(p, r)); return; }
-  if (p === "joker") {
+  try {
+    logScan(text, true, scanDone(await scanned(p, r, text)));
+  } catch (err) {
+    logScan(text, false, err.message || String(err));
+    throw err;
+  }
+}
+
+/** A scan: the joker of a new round when the table has no open round (the previous one is over or
+ *  voided, or none was played), else the round's next card. What it is, the server decides. */
+async function scanned(p, r, text) {
+  if (opensRound(p)) {
     const round = await api("POST", `tables/${state.tableId}/rounds/`, { joker: text });
     clearAlert();
     state.awaitingJoker = false;
@@ -230,7 +285,7 @@ async function handle(text) {
     setRound(round);
     info(format(gettext("Round %(id)s open: joker %(joker)s. Betting closes in %(seconds)s s."),
       { id: round.id, joker: shortCard(round.joker), seconds: Math.ceil(round.betting_left_ms / 1000) }));
-    return;
+    return { opened: round };
   }
   // A card: the server decides (refused while betting is open, after the match, a duplicate...).
   const dealt = await api("POST", `rounds/${r.id}/cards/`, { card: text });
@@ -239,6 +294,7 @@ async function handle(text) {
   info(dealt.match ? format(gettext("Card %(n)s: %(card)s to %(side)s · match!"), values)
     : format(gettext("Card %(n)s: %(card)s to %(side)s."), values));
   await refresh();
+  return { dealt };
 }
 
 /** The phase's deliberate action (the buttons, Ctrl+Enter): close betting, or ask for a new joker. */
@@ -296,6 +352,7 @@ function focusInputIfIdle() {
 
 ui.form.addEventListener("submit", (e) => { e.preventDefault(); submit(); });
 ui.shiftButton.addEventListener("click", () => { act(toggleShift).then(focusInput); });
+ui.shoeButton.addEventListener("click", () => { act(newShoe).then(focusInput); });
 ui.input.addEventListener("keydown", (e) => {
   if (e.key === "Escape") { ui.input.value = ""; clearAlert(); info(""); }
   // Scanners set to end a code with Tab instead of Enter work too; on an empty box Tab moves on.

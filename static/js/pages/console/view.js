@@ -7,6 +7,7 @@ import { esc, html, raw } from "../../html.js";
 import { parseCard } from "../../cards.js";
 import { money } from "../../money.js";
 import { number } from "../../numbers.js";
+import { duration } from "../../time.js";
 
 export const OPEN = ["betting", "dealing", "paused"];
 export const ARROW = { andar: "▲", bahar: "▼" };  // Andar's row is above the joker, Bahar's below
@@ -101,7 +102,7 @@ export function stage(p, round, last) {
     };
     case "voided": return {
       main: html`${gettext("Round voided")}`,
-      sub: gettext("Every bet was refunded. New round: the button or Ctrl+Enter."),
+      sub: gettext("Every bet was refunded. Scan the next joker to open a new round."),
     };
     default: {
       const match = round.cards.length ? round.cards[round.cards.length - 1].card : round.joker;
@@ -123,7 +124,7 @@ export function prompt(p, round) {
     case "betting": return [gettext("Betting open · Ctrl+Enter closes betting"), gettext("countdown running")];
     case "time-up": case "dealing": return [format(gettext("Scan card %(n)s → %(side)s"), { n: round.cards_dealt + 1, side: sideName(round.next_side) }), gettext("next card, e.g. 7H")];
     case "paused": return [gettext("Paused · waiting for the supervisor"), ""];
-    case "over": case "voided": return [gettext("Round over · Ctrl+Enter for a new round"), gettext("Ctrl+Enter: new round")];
+    case "over": case "voided": return [gettext("Round over · scan the next joker"), gettext("joker, e.g. KS")];
     default: return [gettext("Card"), ""];
   }
 }
@@ -135,7 +136,7 @@ export function emptyEnterHint(p, round) {
     case "betting": case "time-up": return gettext("Enter on an empty box does not close betting: use Close betting or Ctrl+Enter.");
     case "dealing": return format(gettext("Scan the next card: it goes to %(side)s."), { side: sideName(round.next_side) });
     case "paused": return gettext("The round is paused.");
-    case "over": case "voided": return gettext("Enter on an empty box does not start a round: use New round or Ctrl+Enter.");
+    case "over": case "voided": return gettext("Scan the next joker: it opens the next round.");
     default: return "";
   }
 }
@@ -148,4 +149,25 @@ export function lostScan(text) {
 /** The row's count: "1 card", "2 cards". */
 export function cardCount(n) {
   return ngettext("%(n)s card", "%(n)s cards", n);
+}
+
+/** "Joker", "the next joker": whether a scan now opens a round (the server still decides). */
+export function opensRound(p) {
+  return p === "joker" || p === "over" || p === "voided";
+}
+
+/** A line of the scan log for an accepted scan: what the server did with it. */
+export function scanDone(result) {
+  if (result.opened) {
+    return format(gettext("Joker %(joker)s: round %(id)s open"), { joker: shortCard(result.opened.joker), id: result.opened.id });
+  }
+  const d = result.dealt;
+  const values = { n: d.position, card: shortCard(d.card), side: sideName(d.side) };
+  return d.match ? format(gettext("Card %(n)s: %(card)s to %(side)s · match!"), values)
+    : format(gettext("Card %(n)s: %(card)s to %(side)s."), values);
+}
+
+/** The shift's clock: "12:04 of 30:00" (elapsed against the table's shift length). */
+export function shiftClock(seconds, minutes) {
+  return format(gettext("%(elapsed)s of %(length)s"), { elapsed: duration(seconds), length: duration(minutes * 60) });
 }
