@@ -1,14 +1,18 @@
 // The studio's REST API from a page: JSON in and out, the page's token, and every refusal as an
-// ApiError carrying the API's stable code, its message and its field errors.
+// ApiError carrying the API's stable code, its message and its field errors. A refusal the pages
+// have words for (refusals.js) is said in the page's language, and its field messages (the API's
+// English, saying the same) are left out.
 
 import { gettext } from "./i18n.js";
+import { refusalText } from "./refusals.js";
 
 export class ApiError extends Error {
   constructor(status, body) {
-    super((body && body.message) || (status ? gettext("The studio answered with an error.") + ` (${status})` : gettext("The studio cannot be reached right now. Check your connection and try again.")));
+    const said = refusalText(body);
+    super(said || (body && body.message) || (status ? gettext("The studio answered with an error.") + ` (${status})` : gettext("The studio cannot be reached right now. Check your connection and try again.")));
     this.status = status;
     this.code = (body && body.code) || (status ? `http_${status}` : "network");
-    this.fields = (body && body.fields) || {};
+    this.fields = said ? {} : (body && body.fields) || {};
     this.body = body;
   }
 }

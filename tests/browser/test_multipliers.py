@@ -129,11 +129,18 @@ def test_the_player_sees_the_drawn_multipliers_and_a_multiplied_win(
     assert page.js_errors == [] and phone_page.js_errors == []
 
 
-def test_the_drawn_multipliers_in_japanese(studio_url, staff, page, super_table, alice, login, accessible, shot):
+def test_the_drawn_multipliers_and_a_refusal_in_japanese(studio_url, staff, page, super_table, alice, login, accessible, shot):
     login(page, studio_url, "alice")
     open_table(page, studio_url, super_table.pk, lang="ja")
     round_id = staff("POST", f"tables/{super_table.pk}/rounds/", json={"joker": JOKER})["id"]
     expect(page.locator("#joker .card")).to_have_attribute("data-card", JOKER)
+    # A refusal in the page's language, its figures in the page's number format (not the API's "500.00").
+    page.get_by_test_id("chip-500").click()
+    page.get_by_test_id("spot-andar").click()
+    expect(page.get_by_test_id("stake-andar")).to_have_text("500")
+    page.get_by_test_id("spot-andar").click()
+    expect(page.get_by_test_id("error")).to_contain_text("このテーブルの1ラウンドの上限は500です（賭け額が1,000になります）。")
+    expect(page.get_by_test_id("error")).not_to_contain_text("At most")
     staff("POST", f"rounds/{round_id}/close-betting/")
     strip = page.get_by_test_id("multipliers")
     expect(strip).to_be_visible()

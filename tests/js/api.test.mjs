@@ -23,9 +23,9 @@ test("a call sends JSON with the token and no cookie", async () => {
 });
 
 test("a refusal is an ApiError with the API's code and fields", async () => {
-  const f = fakeFetch(409, { code: "betting_closed", message: "Betting is closed.", fields: {} });
+  const f = fakeFetch(409, { code: "round_changed", message: "The round is no longer betting.", fields: {} });
   const api = client({ token: "t", fetchImpl: f.impl });
-  await assert.rejects(api("POST", "x/", {}), (e) => e instanceof ApiError && e.status === 409 && e.code === "betting_closed" && e.message === "Betting is closed.");
+  await assert.rejects(api("POST", "x/", {}), (e) => e instanceof ApiError && e.status === 409 && e.code === "round_changed" && e.message === "The round is no longer betting.");
   const g = fakeFetch(502, undefined);
   await assert.rejects(client({ fetchImpl: g.impl })("GET", "x/"), (e) => e.code === "http_502");
   const down = client({ fetchImpl: async () => { throw new TypeError("Failed to fetch"); } });
