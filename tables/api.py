@@ -6,6 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from studio.errors import NotFound
+from studio.fields import WholeNumberField
 from studio.pagination import Pages
 from studio.parsers import query_data
 from studio.roles import IsDealer, IsSupervisor
@@ -15,6 +16,7 @@ from . import services, shifts, shoes
 from .access import round_or_404, table_or_404, visible_tables, with_driver
 from engine import odds, payout_table, percent4
 from .changes import API
+from .lobby import lobby
 from .models import Round, RoundEvent, Shift, Table, TableChange
 from .selectors import change_row, round_current, round_detail, studio_changes, table_changes
 from .snapshot import table_snapshot
@@ -239,16 +241,60 @@ def _round_response(rnd_id: int, code=status.HTTP_200_OK) -> Response:
     return Response(RoundSerializer(round_detail(rnd)).data, status=code)
 
 
+class RecentRoundsQuery(serializers.Serializer):
+    last = WholeNumberField(min_value=1, max_value=20, default=20, help_text="How many of the newest rounds (1 to 20).")
+
+
+class LobbyRoundSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    closes_at = serializers.DateTimeField()
+    betting_left_ms = serializers.IntegerField(help_text="While betting: the time left; paused: the time it will have; else 0.")
+    winner = serializers.CharField(allow_null=True)
+    cards_dealt = serializers.IntegerField()
+
+
+class LobbyTableSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    state = serializers.CharField()
+    state_reason = serializers.CharField()
+    driver = serializers.CharField(help_text="person, virtual or match.")
+    currency = serializers.CharField()
+    min_bet = serializers.DecimalField(max_digits=20, decimal_places=2)
+    max_bet = serializers.DecimalField(max_digits=20, decimal_places=2)
+    mode = serializers.CharField()
+    side_bets = serializers.ListField(child=serializers.CharField())
+    multipliers = serializers.DictField(allow_null=True, help_text="Random multipliers: draws a round, spots, the highest; null: none.")
+    private = serializers.BooleanField()
+    round = LobbyRoundSerializer(allow_null=True, help_text="The current round, else the latest; null before the first.")
+    players = serializers.IntegerField(help_text="Players with a bet standing in that round.")
+    road = serializers.ListField(child=serializers.DictField(), help_text="The last 12 results, oldest first: winner and cards dealt.")
+
+
+class LobbyView(APIView):
+    """Every table the caller may see, at a glance (tables/lobby.py); anyone may read it. The lobby's
+    stream (ws/lobby/) sends the same on connect, then each change."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=LobbyTableSerializer(many=True))
+    def get(self, request):
+        return Response(LobbyTableSerializer(lobby(user=request.user), many=True).data)
+
+
 class TableRoundsView(APIView):
     """GET: the table's recent rounds; POST (dealer): open a round with its joker."""
 
     def get_permissions(self):
         return [AllowAny()] if self.request.method in SAFE_METHODS else [IsAuthenticated(), IsDealer()]  # HEAD as GET
 
-    @extend_schema(responses=RoundSerializer(many=True))
+    @extend_schema(parameters=[RecentRoundsQuery], responses=RoundSerializer(many=True))
     def get(self, request, pk):
         table = table_or_404(table_id=pk, user=request.user)
-        rounds = Round.objects.filter(table=table).select_related("dealer").order_by("-id")[:20]
+        query = RecentRoundsQuery(data=query_data(request))
+        query.is_valid(raise_exception=True)
+        rounds = Round.objects.filter(table=table).select_related("dealer").order_by("-id")[:query.validated_data["last"]]
         return Response(RoundSerializer([round_detail(r) for r in rounds], many=True).data)
 
     @extend_schema(request=JokerSerializer, responses={201: RoundSerializer})

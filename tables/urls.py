@@ -7,6 +7,7 @@ from . import api
 
 urlpatterns = [
     path("tables/", api_route(api.TableListView), name="table-list"),
+    path("lobby/", api_route(api.LobbyView), name="lobby"),
     path("tables/<id:pk>/", api_route(api.TableDetailView, share=by_pk("table")), name="table-detail"),
     path("tables/<id:pk>/odds/", api_route(api.TableOddsView), name="table-odds"),
     path("tables/<id:pk>/rules/", api_route(api.TableRulesView), name="table-rules"),

@@ -116,7 +116,7 @@ export function mountFairness(section, { api, table, on }) {
 
   return (async () => {
     try {
-      const rounds = await api("GET", `tables/${table}/rounds/`);
+      const rounds = await api("GET", `tables/${table}/rounds/?last=2`);  // the round under way and the one before it
       const open = rounds.find((r) => OPEN.includes(r.status) && r.fairness);
       if (open && !state.current) state.current = { round: open.id, commitment: open.fairness.commitment };
       const over = rounds.find((r) => OVER.includes(r.status) && r.fairness && r.fairness.salt);
