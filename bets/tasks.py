@@ -8,6 +8,7 @@ from studio.scheduling import enqueue_on_commit
 from tables.models import Round
 
 from . import outbox, seamless
+from .crowd import crowd_publish
 from .settlement import round_settle
 
 
@@ -50,3 +51,9 @@ def sweep_wallet_transactions() -> int:
     for pk in due:
         enqueue_on_commit(send_wallet_transaction, pk)
     return len(due)
+
+
+@shared_task(name="bets.tasks.crowd_publish", ignore_result=True)
+def crowd_publish_task() -> int:
+    """Each betting round's crowd to its watchers, when it changed (bets.crowd)."""
+    return crowd_publish()

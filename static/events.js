@@ -24,5 +24,8 @@ export const BET_REFUNDED = "bet.refunded";
 // lobby events
 export const LOBBY_TABLE = "lobby.table";
 
+// crowd events
+export const ROUND_CROWD = "round.crowd";
+
 export const TABLE_EVENTS = Object.freeze([ROUND_OPENED, BETTING_CLOSED, CARD_DEALT, ROUND_FINISHED, ROUND_SETTLED, ROUND_PAUSED, ROUND_RESUMED, ROUND_CORRECTED, ROUND_VOIDED, MATCH_STARTED, MATCH_ROUND, MATCH_FINISHED, TABLE_STATE]);
 export const USER_EVENTS = Object.freeze([BET_PLACED, BET_CANCELLED, BET_SETTLED, BET_REFUNDED]);

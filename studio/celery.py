@@ -35,6 +35,8 @@ def _schedule(sender, **kwargs):
         "sweep-wallet-transactions": {"task": "bets.tasks.sweep_wallet_transactions", "schedule": settings.SEAMLESS_SWEEP_SECONDS},
         # Alerts supervisors (integrity's alerts) about wallet transactions unacknowledged past SEAMLESS_ALERT_AFTER.
         "wallet-alerts": {"task": "integrity.tasks.wallet_alerts", "schedule": settings.SEAMLESS_SWEEP_SECONDS},
+        # each betting round's crowd (players, the main bets' shares) to its watchers, when it changed
+        "crowd": {"task": "bets.tasks.crowd_publish", "schedule": settings.CROWD_SECONDS, "options": {"expires": settings.CROWD_SECONDS * 2}},
         # the public round log: new rounds in, a grown tree signed (docs/PUBLIC_LOG.md)
         "log-publish": {"task": "integrity.tasks.log_publish", "schedule": settings.LOG_PUBLISH_SECONDS,
                         "options": {"expires": settings.LOG_PUBLISH_SECONDS * 2}},

@@ -141,6 +141,7 @@ if LOG_SIGNING_KEY is None:
     raise ImproperlyConfigured("LOG_SIGNING_KEY is not set: it is required when DATABASE_URL or REDIS_URL is set "
                                "(python manage.py log_key makes one)")
 LOG_PUBLISH_SECONDS = env_float("LOG_PUBLISH_SECONDS", 5.0)
+CROWD_SECONDS = env_float("CROWD_SECONDS", 1.0)  # how often a betting round's crowd goes to its watchers (bets.crowd)
 LOG_WITNESSES = env_list("LOG_WITNESSES", [])  # 0: a round's settlement is never cut short
 
 REDIS_URL = env_str("REDIS_URL") or OWN_SERVICES.redis_url()

@@ -68,6 +68,10 @@ class UserEvent(Event):
     """A personal event, to the watchers connected as its player."""
 
 
+class CrowdEvent(Event):
+    """A live figure of a table, to every watcher of it, unnumbered (each says the newest)."""
+
+
 class LobbyEvent(Event):
     """An event of the lobby's one stream (ws/lobby/, tables/lobby_consumer.py), unnumbered."""
 
@@ -258,6 +262,19 @@ class BetRefunded(UserEvent):
 
 
 @dataclass(frozen=True)
+class RoundCrowd(CrowdEvent):
+    """The crowd of a round while betting is open, every second its bets change (bets.crowd): how
+    many players have a bet standing, and the share of the main bets' stakes on each side, percent
+    with one decimal ("" before any main bet). Never who bet what."""
+    name = "round.crowd"
+    table: int
+    round: int
+    players: int
+    andar_share: str
+    bahar_share: str
+
+
+@dataclass(frozen=True)
 class LobbyTable(LobbyEvent):
     """A public table's round or state changed (`change`: the table event that changed it:
     round.opened, betting.closed, round.paused, round.resumed, round.finished, round.settled,
@@ -282,6 +299,7 @@ TABLE_EVENTS: tuple[type[TableEvent], ...] = (
 )
 USER_EVENTS: tuple[type[UserEvent], ...] = (BetPlaced, BetCancelled, BetSettled, BetRefunded)
 LOBBY_EVENTS: tuple[type[LobbyEvent], ...] = (LobbyTable,)
+CROWD_EVENTS: tuple[type[CrowdEvent], ...] = (RoundCrowd,)
 TABLE_FIELDS = ("type", "seq", "table", "round", "at")
 USER_FIELDS = ("type", "at")
 
@@ -293,7 +311,7 @@ def _js_name(event: type[Event]) -> str:
 def events_js() -> str:
     """static/events.js: the event names for the pages, as an ES module."""
     lines = ["// Generated from tables/events.py by scripts/stream_events.py: do not edit.", ""]
-    for title, declared in (("table", TABLE_EVENTS), ("personal", USER_EVENTS), ("lobby", LOBBY_EVENTS)):
+    for title, declared in (("table", TABLE_EVENTS), ("personal", USER_EVENTS), ("lobby", LOBBY_EVENTS), ("crowd", CROWD_EVENTS)):
         lines.append(f"// {title} events")
         lines += [f'export const {_js_name(e)} = {json.dumps(e.name)};' for e in declared]
         lines.append("")
@@ -305,7 +323,8 @@ def events_js() -> str:
 def events_markdown() -> str:
     """The events table of docs/STREAM.md."""
     rows = ["| event | to | fields | meaning |", "|---|---|---|---|"]
-    for declared, to in ((TABLE_EVENTS, "the table"), (USER_EVENTS, "its player"), (LOBBY_EVENTS, "the lobby")):
+    for declared, to in ((TABLE_EVENTS, "the table"), (USER_EVENTS, "its player"), (LOBBY_EVENTS, "the lobby"),
+                         (CROWD_EVENTS, "the table, unnumbered")):
         for e in declared:
             fields = ", ".join(f"`{f.name}` ({f.type})" for f in dataclasses.fields(e))
             doc = " ".join((e.__doc__ or "").split())

@@ -57,7 +57,7 @@ from django.utils import timezone
 from studio import metrics, serverloop
 
 from .locking import Held, require_held
-from .events import TABLE_EVENTS, USER_EVENTS, LobbyTable, TableEvent, UserEvent
+from .events import TABLE_EVENTS, USER_EVENTS, CrowdEvent, LobbyTable, TableEvent, UserEvent
 
 from .models import Table
 
@@ -206,6 +206,13 @@ def table_event(held: Held, payload: TableEvent, *, round_id: int | None = None)
         lobby = LobbyTable(table=table_id, round=event["round"], change=payload.name, at=event["at"],
                            **{k: event[k] for k in LOBBY_CHANGES[payload.name]})
         batch.messages.append(_message(LOBBY, {"type": lobby.name, **lobby.fields()}))
+
+
+def crowd_events(events: list[CrowdEvent]) -> None:
+    """Live figures of tables (bets.crowd), each to its table's watchers, unnumbered, now (no
+    transaction: they say what was committed)."""
+    now = timezone.now().isoformat()
+    publish([_message(table_group(e.table), {"type": e.name, "at": now, **e.fields()}) for e in events])
 
 
 def user_event(user_id: int, payload: UserEvent) -> None:

@@ -1,0 +1,53 @@
+"""The crowd of each round while betting is open (issue: the table's crowd): how many players have a
+bet standing and the share of the main bets' stakes on Andar and on Bahar, aggregated by the server
+and sent to the table's watchers (`round.crowd`, tables/events.py), never who bet what.
+
+A periodic task (every CROWD_SECONDS) reads every betting round's figures in one statement and sends
+those that changed since it last sent them (what it sent is kept in the task's process: a restarted
+worker sends each once more). Constant cost per round: one row of one statement, at most one
+message a second.
+"""
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+
+from studio import sql
+from tables import stream
+from tables.events import RoundCrowd
+from tables.models import Round
+
+from .models import Bet
+
+BET, ROUND = Bet._meta.db_table, Round._meta.db_table
+FIGURES = (f"SELECT r.table_id, r.id, COUNT(DISTINCT b.player_id), COALESCE(SUM(b.amount) FILTER (WHERE b.spot = 'andar'), 0), "
+           f"COALESCE(SUM(b.amount) FILTER (WHERE b.spot = 'bahar'), 0) FROM {ROUND} r JOIN {BET} b ON b.round_id = r.id "
+           f"AND b.status = 'open' WHERE r.status = 'betting' GROUP BY r.table_id, r.id")
+_sent: dict[int, tuple] = {}  # round -> the figures last sent
+
+
+def _share(part: Decimal, whole: Decimal) -> str:
+    return "" if not whole else str((Decimal(100) * part / whole).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def crowds() -> list[RoundCrowd]:
+    """Every betting round's crowd, as the bets committed say now."""
+    out = []
+    for table_id, round_id, players, andar, bahar in sql.fetch_all(FIGURES):
+        whole = Decimal(andar) + Decimal(bahar)
+        out.append(RoundCrowd(table=table_id, round=round_id, players=players, andar_share=_share(Decimal(andar), whole),
+                              bahar_share=_share(Decimal(bahar), whole)))
+    return out
+
+
+def crowd_publish() -> int:
+    """Send the crowds that changed since last sent: how many were sent."""
+    now = crowds()
+    changed = [c for c in now if _sent.get(c.round) != (c.players, c.andar_share, c.bahar_share)]
+    for c in list(_sent):
+        if c not in {crowd.round for crowd in now}:
+            del _sent[c]  # its betting is over
+    for c in changed:
+        _sent[c.round] = (c.players, c.andar_share, c.bahar_share)
+    if changed:
+        stream.crowd_events(changed)
+    return len(changed)
