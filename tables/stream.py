@@ -158,7 +158,8 @@ _open = threading.local()  # .batch: the thread's current transaction's (a conne
 def _send_batch(batch: _Batch) -> None:
     if getattr(_open, "batch", None) is batch:
         _open.batch = None
-    publish(batch.messages)
+    # the lobby's messages after the tables': each group's messages stay consecutive, one message a group
+    publish(sorted(batch.messages, key=lambda m: m["group"] == LOBBY))
 
 
 def _next_seq(table_id: int) -> tuple[int, str]:

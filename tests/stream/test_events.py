@@ -25,7 +25,7 @@ def test_the_docs_list_exactly_the_declared_events_and_fields():
     doc = (ROOT / "docs" / "STREAM.md").read_text()
     assert stream_events.with_table(doc) == doc
     listed = dict(re.findall(r"^\| `([a-z.]+)` \| [^|]+ \| ([^|]*) \|", doc, re.M))
-    declared = {e.name: e for e in events.TABLE_EVENTS + events.USER_EVENTS}
+    declared = {e.name: e for e in events.TABLE_EVENTS + events.USER_EVENTS + events.LOBBY_EVENTS + events.CROWD_EVENTS}
     assert set(listed) == set(declared)
     for name, fields in listed.items():
         assert re.findall(r"`(\w+)`", fields) == [f.name for f in dataclasses.fields(declared[name])], name
@@ -36,7 +36,7 @@ def test_the_check_command_says_when_the_generated_files_are_stale():
 
 
 def test_names_are_unique_and_payloads_refuse_unknown_fields():
-    names = [e.name for e in events.TABLE_EVENTS + events.USER_EVENTS]
+    names = [e.name for e in events.TABLE_EVENTS + events.USER_EVENTS + events.LOBBY_EVENTS + events.CROWD_EVENTS]
     assert len(names) == len(set(names))
     with pytest.raises(TypeError):
         events.CardDealt(position=1, side="andar", card="2H", colour="red")

@@ -95,8 +95,9 @@ DEALER_ACTIONS = [("close betting", _close, 200), ("deal a card", _deal, 201), (
 # a round or its incident: DEALER_ACTIONS and opening (route name, method).
 WALKED = {("table-rounds", "post"), ("round-close-betting", "post"), ("round-cards", "post"), ("round-incidents", "post"),
           ("incident-notes", "post")}
-# The dealer's other writes act on no round: signing in to a table and out of a shift.
-NOT_ON_A_ROUND = {("table-shifts", "post"), ("shift-end", "post")}
+# The dealer's other writes act on no round: signing in to a table and out of a shift, and a new shoe at the
+# table (the same rule: the dealer on shift there; tests/tables/test_shoes.py).
+NOT_ON_A_ROUND = {("table-shifts", "post"), ("shift-end", "post"), ("table-shoes", "post")}
 
 
 def test_a_dealer_of_another_table_is_refused_every_action_and_the_rightful_dealer_does_each(
