@@ -53,18 +53,21 @@ def favicon(request):
 
 @never_cache
 def home(request):
-    if not request.user.is_authenticated:
-        return redirect("login")
-    roles = roles_of(request.user)
+    """/: a supervisor's floor, a dealer's console; everyone else (players, visitors) the lobby."""
+    roles = roles_of(request.user) if request.user.is_authenticated else set()
     if SUPERVISOR in roles:
         return redirect("supervisor")
     if DEALER in roles:
         return redirect("console")
-    tables = visible_tables(request.user).filter(is_private=False)
-    table = tables.order_by("id").first()
-    if PLAYER in roles and table is not None:
-        return redirect("play", pk=table.pk)
-    return render(request, "home.html", {"tables": tables})
+    return lobby(request)
+
+
+@never_cache
+def lobby(request):
+    """/play/: every table the visitor may see, live (tables/lobby.py, over ws/lobby/); anyone may
+    watch the public tables, a player also sees the private tables of their matches."""
+    can_bet = request.user.is_authenticated and has_role(request.user, PLAYER)
+    return render(request, "lobby.html", {"can_bet": can_bet})
 
 
 def _token(request) -> str:

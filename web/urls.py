@@ -32,6 +32,7 @@ urlpatterns = [
     path("console/", pages.console, name="console"),
     path("supervisor/", pages.supervisor, name="supervisor"),
     path("supervisor/operators/", pages.operators, name="operators"),
+    path("play/", pages.lobby, name="lobby"),
     path("play/tables/<id:pk>/", pages.play, name="play"),
     path("play/launch/<str:code>/", pages.operator_launch, name="operator-launch-page"),
     path("play/tables/<id:pk>/rules/", pages.rules, name="play-rules"),

@@ -182,6 +182,14 @@ def test_a_player_switches_language_back_and_forth_on_each_of_their_pages(page, 
     visit(page, play, [("hi", "query"), ("ne", "switcher"), ("en", "query"), ("hi", "switcher")], player_page, shot, "play",
           accessible)
 
+    def lobby_page(lang):
+        row = page.get_by_test_id(f"lobby-table-{table.pk}")
+        expect(row.get_by_test_id("phase")).to_have_text(said(lang, "Waiting for the first round"))
+        expect(row.get_by_test_id("limits")).to_have_text(
+            fill(said(lang, "%(range)s chips"), range=fill(said(lang, "%(min)s–%(max)s", "a range of stakes"), min=10, max=500)))
+
+    visit(page, f"{studio_url}/play/", [("ja", "query"), ("vi", "switcher")], lobby_page, shot, "lobby", accessible)
+
     def rules_page(lang):
         with translation.override(lang):
             expect(page.locator("h1")).to_have_text(translation.gettext("Rules of %(name)s") % {"name": table.name})
