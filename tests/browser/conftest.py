@@ -28,8 +28,9 @@ Fixtures (mark your tests `@pytest.mark.browser`):
 - `page.js_errors`: the uncaught JavaScript errors of that page so far (assert it stays []).
 - `page.csp_violations`: the Content-Security-Policy violations the page reported (stays []).
 - `accessible`: the function `accessible(page, what)`: runs axe-core (axe-playwright-python's bundled
-  copy, through page.evaluate, which the CSP does not block) on the page as it is now, and fails
-  listing every serious or critical violation. Call it in each state a test shows.
+  copy, through page.evaluate, which the CSP does not block) on the page as it is now, with the
+  experimental `label-content-name-mismatch` rule on too, and fails listing every serious or
+  critical violation. Call it in each state a test shows.
 
 Example:
 
@@ -284,6 +285,10 @@ SERIOUS = {"serious", "critical"}
 AXE = Axe()
 AXE_THERE = Axe(axe_script="undefined")
 # Once the page's transitions and finite animations have ended: is axe-core in the document already?
+# axe-core's rules as they come, plus `label-content-name-mismatch`, which axe tags "experimental" and
+# leaves off: a control's accessible name contains its visible text (WCAG 2.5.3, Label in Name), so
+# that a voice-control user who says what they see ("click Andar") reaches it.
+AXE_OPTIONS = {"resultTypes": ["violations"], "rules": {"label-content-name-mismatch": {"enabled": True}}}
 SETTLED_AXE_THERE = """Promise.allSettled(document.getAnimations()
     .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity).map(a => a.finished))
     .then(() => typeof axe !== "undefined")"""
@@ -302,10 +307,10 @@ def wait_until(page, predicate, what: str, timeout: float = 30.0) -> None:
 def accessible(page, what: str = "page") -> None:
     """axe-core on the page as it is now, once its transitions and finite animations have ended (a
     button whose colour is still fading in has, for that moment, the contrast of neither colour): no
-    serious or critical violation (WCAG 2.x A and AA rules and axe's best practices), each listed
-    with its nodes when there is one."""
+    serious or critical violation (WCAG 2.x A and AA rules, axe's best practices and
+    `label-content-name-mismatch`: AXE_OPTIONS), each listed with its nodes when there is one."""
     axe = AXE_THERE if page.evaluate(SETTLED_AXE_THERE) else AXE
-    results = axe.run(page).response
+    results = axe.run(page, options=AXE_OPTIONS).response
     bad = [v for v in results["violations"] if v.get("impact") in SERIOUS]
     assert not bad, f"axe on {what}:\n" + "\n".join(
         f"- {v['id']} ({v['impact']}): {v['help']}; " + "; ".join(n["target"][0] if isinstance(n["target"][0], str)

@@ -147,7 +147,7 @@ def test_two_friends_play_a_match_on_two_pages(studio_url, page, phone_page, ali
     page.get_by_test_id("spot-andar").focus()
     page.keyboard.press("Space")
     expect(page.get_by_test_id("stake-andar")).to_have_text("100")
-    expect(page.get_by_test_id("spot-andar")).to_have_attribute("aria-label", "Andar, pays 0.9:1, your stake 100")
+    expect(page.get_by_test_id("spot-andar")).to_have_accessible_name("Andar 0.9:1 your stake 100")
     page.get_by_test_id("bet").focus()
     page.keyboard.press("Enter")
     bob_page.get_by_test_id("chip-50").tap()

@@ -308,8 +308,9 @@ def test_a_card_to_correct_is_picked_by_clicking_it(page, live_server, login, sh
     expect(tile).to_have_attribute("data-status", "dealing")
     raise_incident(page, tile, "misread", "Card 2 read as 9D, is 7D")
     detail = page.locator("#detail")
-    card = detail.get_by_role("button", name="Correct card 2: 9 of diamonds")
+    card = detail.get_by_role("button", name="9 of diamonds, position 2")
     expect(card).to_have_attribute("aria-pressed", "false")
+    expect(card).to_have_accessible_description("Click a card (or focus it and press Enter) to correct it.")
     card.click()
     expect(card).to_have_attribute("aria-pressed", "true")
     expect(detail.locator("#replace-pos")).to_have_value("2")
@@ -324,7 +325,7 @@ def test_a_card_to_correct_is_picked_by_clicking_it(page, live_server, login, sh
     assert [c["card"] for c in round_of(dealer_http, rid)["cards"]] == ["2C", "7D", "5H"]
 
     # The keyboard picks a card too: Tab to it, Enter.
-    third = detail.get_by_role("button", name="Correct card 3: 5 of hearts")
+    third = detail.get_by_role("button", name="5 of hearts, position 3")
     third.focus()
     page.keyboard.press("Enter")
     expect(detail.locator("#replace-pos")).to_have_value("3")

@@ -337,8 +337,7 @@ function renderBoard(r, m) {
       const b = document.createElement("button"), main = s.spot === "andar" || s.spot === "bahar", range = countRange(s.spot);
       b.type = "button"; b.className = "spot" + (main ? " main" : ""); b.dataset.spot = s.spot; b.dataset.testid = "spot-" + s.spot;
       const name = range ? html`${range}<span class="unit"> ${gettext("cards")}</span>` : spotName(s.spot);
-      b.innerHTML = String(html`<span class="name">${name}</span><span class="pays">${s.pays}</span><span class="stake"></span>`);
-      b.setAttribute("aria-label", format(gettext("%(spot)s, pays %(pays)s"), { spot: spotName(s.spot), pays: s.pays }));
+      b.innerHTML = String(html`<span class="name">${name}</span><span class="pays">${s.pays}</span><span class="stake"></span><span class="sr-only said"></span>`);
       $(main ? "mains" : range ? "counts" : "sides").appendChild(b);
     }
   }
@@ -349,12 +348,14 @@ function renderBoard(r, m) {
     b.disabled = m !== "open";
     b.classList.toggle("won", won.has(b.dataset.spot));
     const v = on[b.dataset.spot] || 0n;
-    const text = v ? String(html`<span class="chip mini ${chipClass(v)}" data-testid="stake-${b.dataset.spot}">${money(v, LOC)}</span>`) : "";
+    const text = v ? String(html`<span class="chip mini ${chipClass(v)}" data-testid="stake-${b.dataset.spot}" aria-hidden="true">${money(v, LOC)}</span>`) : "";
     const box = b.querySelector(".stake");
     if (box.innerHTML !== text) box.innerHTML = text;
-    const label = format(gettext("%(spot)s, pays %(pays)s"), { spot: spotName(b.dataset.spot), pays: b.querySelector(".pays").textContent });
-    const extra = [v ? format(gettext("your stake %(amount)s"), { amount: money(v, LOC) }) : "", won.has(b.dataset.spot) ? gettext("won") : ""].filter(Boolean);
-    b.setAttribute("aria-label", [label, ...extra].join(", "));
+    // The button's name is its content, the spot and what it pays as shown ("Andar 0.9:1"), so that it
+    // contains the visible label (WCAG 2.5.3); then the stake and the win in words.
+    const said = [v ? format(gettext("your stake %(amount)s"), { amount: money(v, LOC) }) : "", won.has(b.dataset.spot) ? gettext("won") : ""].filter(Boolean).join(", ");
+    const words = b.querySelector(".said");
+    if (words.textContent !== said) words.textContent = said;
   });
 }
 function renderBetting(st, r, m) {

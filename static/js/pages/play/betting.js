@@ -5,8 +5,8 @@
 // answer; a refusal is shown as it comes.
 
 import { newKey } from "../../api.js";
-import { format, gettext, locale } from "../../i18n.js";
-import { cents, decimal, money } from "../../money.js";
+import { format, gettext } from "../../i18n.js";
+import { cents, decimal } from "../../money.js";
 import { addBet, dropBet, openBets } from "./state.js";
 import { chipClass, chipLabel } from "./render.js";
 
@@ -40,8 +40,7 @@ export function setupBetting({ S, api, bettingOpen, redraw, showError, hideError
     const key = values.join(",");
     if (chips.dataset.values === key) return;
     chips.dataset.values = key;
-    const loc = locale();
-    chips.innerHTML = values.map((v) => `<button type="button" role="radio" class="chip ${chipClass(v)}" data-value="${v}" data-testid="chip-${decimal(v)}" aria-checked="false" tabindex="-1" aria-label="${format(gettext("Chip %(amount)s"), { amount: money(v, loc) })}">${chipLabel(v)}</button>`).join("");
+    chips.innerHTML = values.map((v) => `<button type="button" role="radio" class="chip ${chipClass(v)}" data-value="${v}" data-testid="chip-${decimal(v)}" aria-checked="false" tabindex="-1" aria-label="${format(gettext("Chip %(amount)s"), { amount: chipLabel(v) })}">${chipLabel(v)}</button>`).join("");
     if (!values.includes(S.chip)) S.chip = values[Math.min(1, values.length - 1)];
   }
 

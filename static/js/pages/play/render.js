@@ -197,7 +197,7 @@ function renderBoard(S, r, canBet, token) {
       b.type = "button"; b.dataset.spot = s.spot; b.dataset.testid = "spot-" + s.spot;
       b.className = "spot" + (main ? " main" : "");
       b.setAttribute("aria-describedby", "limits");
-      b.innerHTML = html`<span class="name">${name}</span><span class="pays">${s.pays}</span>${main ? html`<span class="lim" aria-hidden="true"></span>` : ""}<span class="stack"></span><span class="win-mark" aria-hidden="true">${gettext("WIN")}</span><span class="mult-mark" aria-hidden="true"></span>`.toString();
+      b.innerHTML = html`<span class="name">${name}</span><span class="pays">${s.pays}</span>${main ? html`<span class="lim" aria-hidden="true"></span>` : ""}<span class="stack"></span><span class="win-mark" aria-hidden="true">${gettext("WIN")}</span><span class="mult-mark" aria-hidden="true"></span><span class="sr-only said"></span>`.toString();
       if (main) mains.appendChild(b);
       else if (range) { counts.appendChild(b); n++; }
       else sides.appendChild(b);
@@ -227,15 +227,14 @@ function renderBoard(S, r, canBet, token) {
     }
     const stake = mine[spot] || 0n;
     const stack = b.querySelector(".stack");
-    const want = stake ? html`<span class="chip mini ${chipClass(stake)}" data-testid="stake-${spot}">${chipLabel(stake)}</span>`.toString() : "";
+    const want = stake ? html`<span class="chip mini ${chipClass(stake)}" data-testid="stake-${spot}" aria-hidden="true">${chipLabel(stake)}</span>`.toString() : "";
     if (stack.innerHTML !== want) stack.innerHTML = want;
-    const pays = b.querySelector(".pays").textContent;
-    const parts = [format(gettext("%(spot)s, pays %(pays)s"), { spot: spotName(spot), pays })];
+    // Its name is its visible text ("Andar 0.9:1", WCAG 2.5.3), then what the marks show, in words.
+    const parts = [];
     if (stake) parts.push(format(gettext("your stake %(amount)s"), { amount: money(stake, loc) }));
     if (mult) parts.push(format(gettext("multiplied %(times)s this round"), { times: mult }));
     if (won.has(spot)) parts.push(gettext("won"));
-    const al = parts.join(", ");
-    if (b.getAttribute("aria-label") !== al) b.setAttribute("aria-label", al);
+    setText(b.querySelector(".said"), parts.join(", "));
   });
 }
 

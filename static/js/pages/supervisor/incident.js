@@ -98,8 +98,9 @@ function render(d) {
         ? cards.map((c) => {
           const face = cardHTML(c.card, { pos: c.position, match: r.winner === side && c.position === last });
           if (!pick) return face;
-          return String(html`<button type="button" class="pick" data-position="${c.position}" data-card="${c.card}" aria-pressed="false"
-            aria-label="${format(gettext("Correct card %(position)s: %(card)s"), { position: c.position, card: cardName(c.card) })}">`) + face + "</button>";
+          // Named by the card inside it ("9 of diamonds, position 2": its visible face, WCAG 2.5.3) and
+          // described by the hint above the board that says a click corrects it.
+          return String(html`<button type="button" class="pick" data-position="${c.position}" data-card="${c.card}" aria-pressed="false" aria-describedby="pick-hint">`) + face + "</button>";
         }).join("")
         : String(html`<span class="none-yet">${gettext("No card yet")}</span>`);
       document.querySelector(`.lane[data-side=${side}]`).classList.toggle("won", r.winner === side);
