@@ -60,6 +60,9 @@ from django.test import Client
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
+from tests.browser.studio_api import Api
+from tests.servers import studio_server
+
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
@@ -354,4 +357,31 @@ def patient_waits(request):
             request.getfixturevalue(name).set_default_timeout(30_000)
     yield
     expect.set_options(timeout=previous)
+
+
+@pytest.fixture(scope="module")
+def studio_url(django_db_setup, request):
+    """The studio served by uvicorn on the test database, for the tests of one module (its logs in
+    test-artifacts/<module>-server). Its connections sit idle between requests, so the flush after
+    each test goes through."""
+    module = request.module.__name__.rsplit(".", 1)[-1]
+    folder = Path(request.config.rootpath) / "test-artifacts" / f"{module}-server"
+    with studio_server(log_dir=folder, name=module.removeprefix("test_").replace("_", "")) as url:
+        yield url
+
+
+@pytest.fixture
+def staff(studio_url, dealer):
+    """The dealer's calls to the module's server (tests/browser/studio_api.py)."""
+    api = Api(studio_url, dealer)
+    yield api
+    api.http.close()
+
+
+@pytest.fixture
+def player(studio_url, alice):
+    """Alice's calls to the module's server."""
+    api = Api(studio_url, alice)
+    yield api
+    api.http.close()
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 import time
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -24,7 +23,7 @@ from tables.models import Round
 from tables.services import card_deal, round_close_betting, round_open
 
 from tests.browser.studio_api import Api
-from tests.servers import studio_server, studio_with_virtual_dealer
+from tests.servers import studio_with_virtual_dealer
 
 from .conftest import artifacts_dir, login, login_by_form
 
@@ -34,13 +33,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pyte
 JOKER = "KS"
 DEAL = ["AC", "QS", "8D", "7C", "JH", "2H", "KD"]
 
-
-
-@pytest.fixture(scope="module")
-def studio_url(django_db_setup, request):
-    folder = Path(request.config.rootpath) / "test-artifacts" / "test_game_info-server"
-    with studio_server(log_dir=folder, name="gameinfo") as url:
-        yield url
 
 
 

@@ -9,7 +9,6 @@ Screenshots land in test-artifacts/<test name>/; the server's log in test-artifa
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import httpx
 import pytest
@@ -20,18 +19,11 @@ from integrity.models import Alert
 
 from tests import localhttp
 from tests.integrity.conftest import first_card_pack
-from tests.servers import studio_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 MONITOR = {"width": 1920, "height": 1080}
 
-
-@pytest.fixture(scope="module")
-def studio_url(django_db_setup, request):
-    folder = Path(request.config.rootpath) / "test-artifacts" / "test_integrity-server"
-    with studio_server(log_dir=folder, name="integrity") as url:
-        yield url
 
 
 def play_stacked(http: httpx.Client, table_id: int, rng: random.Random) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -21,7 +20,6 @@ from playwright.sync_api import expect
 from matches.services import match_create, match_join
 from tables.models import Round
 from tests.conftest import make_user
-from tests.servers import studio_server
 from virtual import dealer as virtual
 
 from .conftest import login
@@ -35,12 +33,6 @@ SCRIPTS = {
 }
 ENGLISH = ["Recent results", "Statistics", "Waiting for the dealer", "Rules and paytable", "Log in"]
 
-
-@pytest.fixture(scope="module")
-def studio_url(django_db_setup, request):
-    folder = Path(request.config.rootpath) / "test-artifacts" / "test_languages-server"
-    with studio_server(log_dir=folder, name="languages") as url:
-        yield url
 
 
 @pytest.fixture

@@ -8,14 +8,11 @@ Screenshots land in test-artifacts/<test name>/; the server's log in test-artifa
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from matches.services import match_create
-from tests.browser.studio_api import Api
-from tests.servers import studio_server
 
 from .conftest import wait_until
 
@@ -26,19 +23,6 @@ DEAL = ["AC", "QS", "8D", "7C", "JH", "2H", "KD"]  # RULES.md's example: Andar w
 SUPER = {"spots": ["count_1_5", "count_6_10", "count_11_15", "first_three"], "draws": 2, "values": [[2, 60], [3, 30], [5, 10]]}
 DESKTOP = {"width": 1366, "height": 768}
 
-
-@pytest.fixture(scope="module")
-def studio_url(django_db_setup, request):
-    folder = Path(request.config.rootpath) / "test-artifacts" / "test_lobby-server"
-    with studio_server(log_dir=folder, name="lobby") as url:
-        yield url
-
-
-@pytest.fixture
-def staff(studio_url, dealer):
-    api = Api(studio_url, dealer)
-    yield api
-    api.http.close()
 
 
 @pytest.fixture

@@ -10,13 +10,10 @@ Screenshots land in test-artifacts/<test name>/; the server's log in test-artifa
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.studio_api import Api
-from tests.servers import studio_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("patient_waits")]
 
@@ -28,28 +25,6 @@ ALWAYS_SEVEN = {"spots": ["andar", "count_6_10", "first_three"], "draws": 3, "va
 SUPER = {"spots": ["count_1_5", "count_6_10", "count_11_15", "first_three"], "draws": 2, "values": [[2, 60], [3, 30], [5, 10]]}
 DESKTOP = {"width": 1366, "height": 768}
 
-
-
-@pytest.fixture(scope="module")
-def studio_url(django_db_setup, request):
-    folder = Path(request.config.rootpath) / "test-artifacts" / "test_multipliers-server"
-    with studio_server(log_dir=folder, name="multipliers") as url:
-        yield url
-
-
-
-@pytest.fixture
-def staff(studio_url, dealer):
-    api = Api(studio_url, dealer)
-    yield api
-    api.http.close()
-
-
-@pytest.fixture
-def player(studio_url, alice):
-    api = Api(studio_url, alice)
-    yield api
-    api.http.close()
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import httpx
 import pytest
@@ -21,7 +20,6 @@ from accounts.tokens import token_issue
 from bets.models import Bet
 
 from tests import localhttp
-from tests.servers import studio_server
 
 from .conftest import wait_until
 
@@ -36,15 +34,6 @@ JOKER = "KS"
 DEAL = ["AC", "QS", "8D", "7C", "JH", "2H", "KD"]
 SPOTS = ("andar", "bahar", "first_andar", "first_bahar", "first_three", "count_1_5", "count_6_10", "count_11_15")
 
-
-
-@pytest.fixture(scope="module")
-def studio_url(django_db_setup, request):
-    """The studio served by uvicorn on the test database, for the tests of this module. Its
-    connections sit idle between requests, so the flush after each test goes through."""
-    folder = Path(request.config.rootpath) / "test-artifacts" / "test_play-server"
-    with studio_server(log_dir=folder, name="play") as url:
-        yield url
 
 
 class Dealer:
