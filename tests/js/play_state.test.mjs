@@ -137,3 +137,30 @@ test("random multipliers: shown as drawn from betting.closed or the snapshot, sa
   assert.deepEqual(S.round.multipliers, [{ spot: "bahar", multiplier: 5 }]);
   assert.equal(multipliersLine([]), "");
 });
+
+test("the round's crowd is the server's, for this round only, and gone when the next opens", () => {
+  const S = newState();
+  opened(S);
+  applyPersonal(S, { type: "round.crowd", table: 8, round: 6, players: 9, andar_share: "50.0", bahar_share: "50.0" }); // an older round's
+  assert.equal(S.crowd ?? null, null);
+  applyPersonal(S, { type: "round.crowd", table: 8, round: 7, players: 12, andar_share: "62.5", bahar_share: "37.5" });
+  assert.deepEqual(S.crowd, { players: 12, andar: "62.5", bahar: "37.5" });
+  applyEvent(S, { type: "round.opened", seq: 3, round: 8, at: "2026-12-01T10:01:00Z", closes_at: "2026-12-01T10:01:15Z",
+    joker: "QH", first_side: "andar", betting_seconds: 15, spots: SPOTS }, 0);
+  assert.equal(S.crowd, null);
+});
+
+test("Repeat has something to place only after a round of this table with a bet standing", () => {
+  const S = newState();
+  opened(S);
+  catchUp(S, [{ round: 5, table: 3, returned: "0.00", bets: [{ status: "lost" }] }], 8, null); // another table's
+  assert.equal(S.repeatable, false);
+  catchUp(S, [{ round: 6, table: 8, returned: "0.00", bets: [{ status: "cancelled" }] }], 8, null); // taken back: nothing
+  assert.equal(S.repeatable, false);
+  catchUp(S, [{ round: 6, table: 8, returned: "95.00", bets: [{ status: "won" }] }], 8, null);
+  assert.equal(S.repeatable, true);
+  const fresh = newState();
+  opened(fresh);
+  applyPersonal(fresh, { type: "bet.settled", round: 7, bets: [], staked: "10.00", returned: "0.00", net: "-10.00", balance: "990.00" });
+  assert.equal(fresh.repeatable, true); // the next round may repeat this one
+});

@@ -5,8 +5,9 @@
 
 import { cardHTML, cardName } from "../../cards.js";
 import { esc, html } from "../../html.js";
-import { format, gettext, locale, pgettext } from "../../i18n.js";
+import { format, gettext, locale, ngettext, pgettext } from "../../i18n.js";
 import { cents, money } from "../../money.js";
+import { number } from "../../numbers.js";
 import { openBets, phaseOf, stakes } from "./state.js";
 import {
   cardsCount, correctionLine, countRange, nextCardLine, shortCard, spotName, timesText, voidLine, winsLine,
@@ -46,6 +47,7 @@ export function render(S, { root, token, now }) {
   renderInfo(S);
   renderBalance(S);
   renderRack(S, canBet);
+  renderCrowd(S, locale());
 }
 
 function renderFelt(S, r) {
@@ -332,7 +334,21 @@ function renderRack(S, open) {
   $("undo").disabled = !open || !mine;
   $("clear").disabled = !open || !mine;
   $("double").disabled = !open || !mine;
-  $("repeat").disabled = !open;
+  $("repeat").disabled = !open || !S.repeatable;
+}
+
+/** The round's crowd while it is known: "12 players in this round · Andar 60% · Bahar 40%". */
+function renderCrowd(S, loc) {
+  const el = $("crowd");
+  if (!el) return;
+  const c = S.crowd;
+  if (!c) return setText(el, ""); // its line is kept: nothing moves when the first figures come
+  const parts = [format(ngettext("%(n)s player in this round", "%(n)s players in this round", c.players), { n: number(String(c.players), loc) })];
+  if (c.andar !== "") {
+    parts.push(`${pgettext("side", "Andar")} ${number(c.andar, loc, { min: 0, max: 1 })}%`,
+               `${pgettext("side", "Bahar")} ${number(c.bahar, loc, { min: 0, max: 1 })}%`);
+  }
+  setText(el, parts.join(" · "));
 }
 
 function setText(el, text) { if (el && el.textContent !== text) el.textContent = text; }

@@ -90,7 +90,7 @@ export function applyEvent(S, e, now) {
         betting_left_ms: 0, dealer: null, void_reason: null, match: null, totals: null, multipliers: null,
       };
       S.deadline = now + (Number.isFinite(ms) ? Math.max(0, ms) : e.betting_seconds * 1000);
-      S.bets = []; S.result = null; S.notice = null; S.away = null;
+      S.bets = []; S.result = null; S.notice = null; S.away = null; S.crowd = null;
       out.say = { key: "opened", joker: e.joker };
       break;
     }
@@ -184,6 +184,7 @@ export function applyPersonal(S, m) {
     if (S.round && m.round === S.round.id) {
       S.bets = m.bets.map((b) => ({ id: b.bet, spot: b.spot, amount: b.amount, status: b.status, payout: b.payout, multiplier: b.multiplier || null }));
       S.result = { round: m.round, staked: m.staked, returned: m.returned, net: m.net };
+      S.repeatable = true; // the next round can repeat this one's bets
     }
   } else if (m.type === "bet.refunded") {
     if (m.balance != null) S.balance = m.balance;
@@ -191,7 +192,11 @@ export function applyPersonal(S, m) {
       const refunded = new Set(m.bets.map((b) => b.bet));
       S.bets.forEach((b) => { if (refunded.has(b.id)) b.status = "refunded"; });
       S.result = { round: m.round, voided: true, refunded: m.refunded };
+      S.repeatable = true;
     }
+  } else if (m.type === "round.crowd") {
+    // the round's crowd, the server's figures (bets/crowd.py): players, and the main stakes' shares
+    if (S.round && m.round === S.round.id) S.crowd = { players: m.players, andar: m.andar_share, bahar: m.bahar_share };
   } else if (m.balance != null) {
     S.balance = m.balance;
   }
@@ -210,6 +215,10 @@ export function catchUp(S, rows, tableId, shown) {
       ? { round: current.round, voided: true, refunded: current.returned }
       : { round: current.round, staked: current.staked, returned: current.returned, net: current.net };
   }
+  // Repeat has something to place again: a round of this table before the current one with a bet
+  // that was not taken back (what the server repeats)
+  S.repeatable = rows.some((row) => row.table === tableId && (!S.round || row.round < S.round.id)
+    && (row.bets || []).some((b) => b.status !== "cancelled"));
   const missed = rows.find((row) => done(row) && (!S.round || row.round < S.round.id));
   if (missed && shown !== null && missed.round > shown) {
     S.away = missed;
