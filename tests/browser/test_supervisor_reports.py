@@ -41,6 +41,12 @@ def test_the_reports_view_draws_its_charts_and_passes_axe(page, live_server, log
     page.get_by_role("link", name="Reports").click()
 
     section = page.locator("#reports")
+    expect(section.locator("[data-preset=today]")).to_have_attribute("aria-pressed", "true")  # reports open on today
+    expect(section.locator("#r-status")).to_contain_text("2 rounds")
+    expect(section.locator("#chart-ggr svg[role=img] rect")).to_have_count(1)
+    section.locator("[data-preset=week]").click()  # a preset reads its period at once
+    expect(section.locator("[data-preset=week]")).to_have_attribute("aria-pressed", "true")
+    expect(section.locator("[data-preset=today]")).to_have_attribute("aria-pressed", "false")
     expect(section.locator("#chart-ggr svg[role=img] rect")).to_have_count(2)  # yesterday and today
     expect(section.locator("#chart-hold svg[role=img] rect").first).to_be_visible()
     expect(section.locator("#chart-pace svg[role=img] rect")).to_have_count(2)  # the dealer and the supervisor

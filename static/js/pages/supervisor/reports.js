@@ -174,9 +174,38 @@ export async function load() {
   }
 }
 
-const today = new Date();
-$("#r-from").value = isoDay(new Date(today.getFullYear(), today.getMonth(), today.getDate() - 6));
-$("#r-to").value = isoDay(new Date(today.getFullYear(), today.getMonth(), today.getDate() + 1));
+/** A preset period as the form's from and to (the day after the last: "to" is not included). */
+export function presetPeriod(preset, now) {
+  const day = (offset) => new Date(now.getFullYear(), now.getMonth(), now.getDate() + offset);
+  const periods = {
+    today: [day(0), day(1)], yesterday: [day(-1), day(0)], week: [day(-6), day(1)],
+    month: [new Date(now.getFullYear(), now.getMonth(), 1), day(1)],
+  };
+  const [from, to] = periods[preset];
+  return { from: isoDay(from), to: isoDay(to) };
+}
+
+function choosePreset(preset) {
+  const { from, to } = presetPeriod(preset, new Date());
+  $("#r-from").value = from;
+  $("#r-to").value = to;
+  markPreset();
+}
+
+/** The preset button whose period the form shows is pressed (dates typed by hand: none). */
+function markPreset() {
+  const now = new Date();
+  for (const b of document.querySelectorAll("#r-presets [data-preset]")) {
+    const p = presetPeriod(b.dataset.preset, now);
+    b.setAttribute("aria-pressed", String(p.from === $("#r-from").value && p.to === $("#r-to").value));
+  }
+}
+
+choosePreset("today"); // reports open on today
+for (const b of document.querySelectorAll("#r-presets [data-preset]")) {
+  b.addEventListener("click", () => { choosePreset(b.dataset.preset); load(); });
+}
+for (const input of [$("#r-from"), $("#r-to")]) input.addEventListener("change", markPreset);
 $("#report-form").addEventListener("submit", (e) => { e.preventDefault(); load(); });
 // Read when asked for (the console's Reports link, or a page opened at #reports), not with every
 // console: the floor's refresh stays its one request.
