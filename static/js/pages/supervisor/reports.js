@@ -174,37 +174,22 @@ export async function load() {
   }
 }
 
-/** A preset period as the form's from and to (the day after the last: "to" is not included). */
-export function presetPeriod(preset, now) {
-  const day = (offset) => new Date(now.getFullYear(), now.getMonth(), now.getDate() + offset);
-  const periods = {
-    today: [day(0), day(1)], yesterday: [day(-1), day(0)], week: [day(-6), day(1)],
-    month: [new Date(now.getFullYear(), now.getMonth(), 1), day(1)],
-  };
-  const [from, to] = periods[preset];
-  return { from: isoDay(from), to: isoDay(to) };
+// The period presets ("to" is the day after the last); the pressed one is the period the form shows.
+const PRESETS = { today: [0, 1], yesterday: [-1, 0], week: [-6, 1], month: [null, 1] };
+function period(preset, now) {
+  const [from, to] = PRESETS[preset], day = (n) => isoDay(new Date(now.getFullYear(), now.getMonth(), n === null ? 1 : now.getDate() + n));
+  return [day(from), day(to)];
 }
-
-function choosePreset(preset) {
-  const { from, to } = presetPeriod(preset, new Date());
-  $("#r-from").value = from;
-  $("#r-to").value = to;
+const presets = document.querySelectorAll("#r-presets [data-preset]");
+function markPreset() {
+  for (const b of presets) b.setAttribute("aria-pressed", String(period(b.dataset.preset, new Date()).join() === `${$("#r-from").value},${$("#r-to").value}`));
+}
+function choose(preset) {
+  [$("#r-from").value, $("#r-to").value] = period(preset, new Date());
   markPreset();
 }
-
-/** The preset button whose period the form shows is pressed (dates typed by hand: none). */
-function markPreset() {
-  const now = new Date();
-  for (const b of document.querySelectorAll("#r-presets [data-preset]")) {
-    const p = presetPeriod(b.dataset.preset, now);
-    b.setAttribute("aria-pressed", String(p.from === $("#r-from").value && p.to === $("#r-to").value));
-  }
-}
-
-choosePreset("today"); // reports open on today
-for (const b of document.querySelectorAll("#r-presets [data-preset]")) {
-  b.addEventListener("click", () => { choosePreset(b.dataset.preset); load(); });
-}
+choose("today"); // reports open on today
+for (const b of presets) b.addEventListener("click", () => { choose(b.dataset.preset); load(); });
 for (const input of [$("#r-from"), $("#r-to")]) input.addEventListener("change", markPreset);
 $("#report-form").addEventListener("submit", (e) => { e.preventDefault(); load(); });
 // Read when asked for (the console's Reports link, or a page opened at #reports), not with every
