@@ -30,12 +30,15 @@ if (box) {
 
   const draw = (rows) => {
     const loc = locale();
+    // a link focused in the list drawn last keeps the focus in the new one (a reader who moved on before it came)
+    const focused = list.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
     list.innerHTML = rows.length ? rows.map((row) => {
       const p = phaseAsRead(row);
       const line = p.closed ? stateName(p.closed) : p.phase === "betting" ? `${phaseLine(p, loc)} · ${countdownText(p.left, loc)}` : phaseLine(p, loc);
       return html`<li><a href="/play/tables/${row.id}/" data-testid="switch-${row.id}"${row.id === here ? html` aria-current="page"` : ""}><b>${
         row.name}</b><small class="${p.phase === "betting" && !p.closed ? "betting" : ""}">${line}</small></a></li>`.toString();
     }).join("") : html`<li class="muted">${gettext("No tables are open to you yet.")}</li>`.toString();
+    if (focused) list.querySelector(`[data-testid="${focused}"]`)?.focus();
   };
 
   box.addEventListener("toggle", async () => {
