@@ -43,9 +43,9 @@ def crowd_publish() -> int:
     """Send the crowds that changed since last sent: how many were sent."""
     now = crowds()
     changed = [c for c in now if _sent.get(c.round) != (c.players, c.andar_share, c.bahar_share)]
-    for c in list(_sent):
-        if c not in {crowd.round for crowd in now}:
-            del _sent[c]  # its betting is over
+    betting = {crowd.round for crowd in now}
+    for round_id in [r for r in _sent if r not in betting]:
+        del _sent[round_id]  # its betting is over
     for c in changed:
         _sent[c.round] = (c.players, c.andar_share, c.bahar_share)
     if changed:

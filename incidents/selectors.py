@@ -16,7 +16,7 @@ from bets.models import Bet
 from engine import possible_facts, worst_case
 from tables.access import VIRTUAL, MATCH, table_driver, visible_tables, with_driver
 from tables.models import DealtCard, Incident, Round, Shift, Table
-from tables.selectors import round_config, round_deal, round_multiplied
+from tables.selectors import betting_left_ms, round_config, round_deal, round_multiplied
 from tables.shifts import rotation_due
 
 ZERO = Decimal("0.00")
@@ -108,12 +108,7 @@ def _round(rnd: Round, cards: list[tuple[str, datetime]], stakes: list, people: 
     if rnd.status == Round.Status.DEALING:
         since = last_card_at or rnd.closed_at or rnd.closes_at
         silent = max(0.0, (now - since).total_seconds())
-    if rnd.status == Round.Status.PAUSED:
-        left = rnd.betting_left_ms or 0
-    elif rnd.status == Round.Status.BETTING:
-        left = max(0, int((rnd.closes_at - now).total_seconds() * 1000))
-    else:
-        left = 0
+    left = betting_left_ms(rnd, now)
     return {
         "id": rnd.pk, "status": rnd.status, "joker": rnd.joker, "first_side": rnd.first_side,
         "winner": rnd.winner or None, "cards_dealt": rnd.cards_dealt, "opened_at": rnd.opened_at,

@@ -84,7 +84,7 @@ def on_final(sender, *, rnd: Round, **kwargs) -> None:
 
 # --- appending and signing ----------------------------------------------------------------------------
 
-def _nodes(keys) -> dict[tuple[int, int], bytes]:
+def subtrees(keys) -> dict[tuple[int, int], bytes]:
     keys = sorted(keys)
     if not keys:
         return {}
@@ -116,7 +116,7 @@ def log_append() -> int:
             waiting = cur.fetchall()
         if not waiting:
             return 0
-        frontier = _nodes(merkle.frontier(size))
+        frontier = subtrees(merkle.frontier(size))
         new = merkle.appended(size, frontier, [merkle.leaf_hash(bytes(leaf)) for _, _, leaf in waiting])
         now = timezone.now()
         with connection.cursor() as cur:
@@ -185,7 +185,7 @@ def log_entry(*, index: int, user) -> dict:
 
 
 def _proof(run) -> list[str]:
-    known = _nodes(merkle.wanted(run))
+    known = subtrees(merkle.wanted(run))
     return [base64.b64encode(h).decode() for h in run(lambda level, index: known[(level, index)])]
 
 
@@ -222,7 +222,7 @@ def round_log(rnd: Round) -> dict:
     if not rows:
         return {"checkpoint": None, "entries": []}
     runs = [lambda perfect, index=index: merkle.inclusion_path(index, size, perfect) for index, _ in rows]
-    known = _nodes(set().union(*(merkle.wanted(run) for run in runs)))
+    known = subtrees(set().union(*(merkle.wanted(run) for run in runs)))
     stored = lambda level, index: known[(level, index)]  # noqa: E731
     entries = [{"index": index, "leaf": base64.b64encode(bytes(leaf)).decode(),
                 "proof": [base64.b64encode(h).decode() for h in run(stored)]} for (index, leaf), run in zip(rows, runs, strict=True)]

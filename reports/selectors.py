@@ -8,6 +8,9 @@ Days are the studio's TIME_ZONE days; an hour's row belongs to the day its hour 
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import functools
 import json
 from dataclasses import dataclass
@@ -241,15 +244,24 @@ def _operator_report(filters: Filters) -> dict:
     return {**whole, "group": "operator", "rows": rows}
 
 
+@contextmanager
+def _report_transaction() -> Iterator[None]:
+    """A report's reads: JIT-compiling these statements costs more than it saves them (about 0.2 s),
+    and a year's per-table sums (some 100,000 groups) spill to disk in the default work_mem."""
+    with transaction.atomic():
+        with connection.cursor() as cur:
+            cur.execute("SET LOCAL jit = off")
+            cur.execute("SET LOCAL work_mem = '64MB'")
+        yield
+
+
 def _multiplier_report(filters: Filters) -> dict:
     """One row per multiplier the period's bets were paid under (`x1`: no multiplier), from the
     spots' rows: their bets, stakes, payouts and spots. A spot's theoretical hold, an average over
     every draw, is left out of these rows; the rounds' own figures and the theoretical holds are on
     the total."""
     whole = report(group="table", filters=filters)
-    with transaction.atomic():
-        with connection.cursor() as cur:
-            cur.execute("SET LOCAL jit = off")
+    with _report_transaction():
         spots = _spot_rows("multiplier", filters)
     empty = dict.fromkeys(ROUND_COLUMNS, 0)
     rows = []
@@ -268,12 +280,7 @@ def report(*, group: str, filters: Filters) -> dict:
         return _operator_report(filters)
     if group == "multiplier":
         return _multiplier_report(filters)
-    with transaction.atomic():
-        with connection.cursor() as cur:
-            # JIT-compiling these statements costs more than it saves them (about 0.2 s), and a
-            # year's per-table sums (some 100,000 groups) spill to disk in the default work_mem.
-            cur.execute("SET LOCAL jit = off")
-            cur.execute("SET LOCAL work_mem = '64MB'")
+    with _report_transaction():
         rounds, spots = _round_rows(group, filters), _spot_rows(group, filters)
     labels = _labels(group, list(rounds))
     keys = sorted(set(rounds) | set(spots), key=lambda k: (k is None, _key_text(group, k) if group in ("day", "hour") else k or 0))

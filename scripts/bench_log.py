@@ -53,10 +53,7 @@ def generate(n: int) -> None:
                         f"WHERE a.level = %s AND a.index %% 2 = 0", [level, level])
             level, width = level + 1, width // 2
         cur.execute(f"ANALYZE {node}")
-        keys = merkle.frontier(n)
-        cur.execute(f"SELECT level, index, hash FROM {node} WHERE (level, index) IN (SELECT * FROM unnest(%s::smallint[], %s::bigint[]))",
-                    [[k[0] for k in keys], [k[1] for k in keys]])
-        known = {(lv, ix): bytes(h) for lv, ix, h in cur.fetchall()}
+        known = publiclog.subtrees(merkle.frontier(n))
         cur.execute(f"UPDATE {publiclog.HEAD} SET size = %s, root = %s WHERE id = 1",
                     [n, merkle.root(n, lambda lv, ix: known[(lv, ix)])])
 

@@ -18,6 +18,7 @@ from studio import sql
 
 from .access import table_driver, visible_tables, with_driver
 from .models import Round
+from .selectors import betting_left_ms
 
 ROAD = 12  # results a lobby row shows
 _ROAD = (f"SELECT table_id, winner, cards_dealt FROM (SELECT table_id, id, winner, cards_dealt, "
@@ -25,18 +26,12 @@ _ROAD = (f"SELECT table_id, winner, cards_dealt FROM (SELECT table_id, id, winne
          f"WHERE status IN ('finished', 'settled') AND table_id = ANY(%s)) r WHERE n <= %s ORDER BY table_id, id")
 
 
-def _left_ms(rnd: Round, now) -> int:
-    if rnd.status == Round.Status.BETTING:
-        return max(0, int((rnd.closes_at - now).total_seconds() * 1000))
-    return rnd.betting_left_ms or 0 if rnd.status == Round.Status.PAUSED else 0
-
-
 def round_brief(rnd: Round | None, now=None) -> dict | None:
     """What the lobby shows of a table's round."""
     if rnd is None:
         return None
     now = now or timezone.now()
-    return {"id": rnd.pk, "status": rnd.status, "closes_at": rnd.closes_at, "betting_left_ms": _left_ms(rnd, now),
+    return {"id": rnd.pk, "status": rnd.status, "closes_at": rnd.closes_at, "betting_left_ms": betting_left_ms(rnd, now),
             "winner": rnd.winner or None, "cards_dealt": rnd.cards_dealt}
 
 

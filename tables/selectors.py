@@ -134,6 +134,14 @@ def applied_multiplier(multiplied: dict[str, int] | None, spot: str, status: str
     return {"multiplier": multiplied[spot]}
 
 
+def betting_left_ms(rnd: Round, now) -> int:
+    """The betting time a round has left: while betting, until it closes; paused, what it will have
+    when it resumes; otherwise 0 (the floor's tiles and the lobby's rows)."""
+    if rnd.status == Round.Status.BETTING:
+        return max(0, int((rnd.closes_at - now).total_seconds() * 1000))
+    return (rnd.betting_left_ms or 0) if rnd.status == Round.Status.PAUSED else 0
+
+
 def round_void_reason(rnd: Round) -> str:
     """Why the supervisor voided the round, as they wrote it (players read it on the felt)."""
     data = RoundEvent.objects.filter(round=rnd, to_status=Round.Status.VOIDED).order_by("-id").values_list("data", flat=True).first()
