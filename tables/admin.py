@@ -1,11 +1,10 @@
 from django.contrib import admin
-from django.db import models
 
-from studio.money import DecimalFormField, WholeNumberFormField
 from studio.readonly_admin import ReadOnlyAdmin
 
 from . import services
-from .changes import ADMIN, LOGGED_FIELDS
+from .changes import ADMIN
+from .forms import TableAdminForm
 from .models import DealtCard, Match, Round, RoundEvent, Shift, Table, TableChange
 
 
@@ -16,15 +15,20 @@ class TableAdmin(admin.ModelAdmin):
 
     list_display = ["id", "name", "state", "mode", "first_card", "commission", "card_count_paytable", "chip_unit", "min_bet",
                     "max_bet", "betting_seconds", "shift_minutes"]
-    # Its numbers read by the API's parsers (studio.money): ASCII digits, no sign, no surrounding space.
-    formfield_overrides = {models.PositiveIntegerField: {"form_class": WholeNumberFormField},
-                           models.DecimalField: {"form_class": DecimalFormField}}
+    form = TableAdminForm  # side bets and multipliers as checkboxes and fields (tables.forms)
+    fieldsets = [
+        (None, {"fields": ["name", "currency", "state", "state_reason"]}),
+        ("Rules", {"fields": ["mode", "first_card", "commission", "side_bets", "card_count_paytable", "chip_unit"]}),
+        ("Limits", {"fields": ["min_bet", "max_bet", "allow_both_sides", "betting_seconds"]}),
+        ("Random multipliers", {"fields": ["multipliers", "multiplier_spots", "multiplier_draws", "multiplier_values"]}),
+        ("Dealing", {"fields": ["shift_minutes", "is_private", "virtual_dealer", "deal_interval_ms", "round_gap_ms"]}),
+    ]
 
     def save_model(self, request, obj, form, change):
         if not change:
             services.table_create(table=obj, actor=request.user, source=ADMIN)
             return
-        changes = {f: getattr(obj, f) for f in form.changed_data if f in LOGGED_FIELDS}
+        changes = {f: getattr(obj, f) for f in form.changed_fields()}
         services.table_update(table_id=obj.pk, changes=changes, actor=request.user, source=ADMIN)
         obj.refresh_from_db()
 

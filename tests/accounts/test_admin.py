@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.core.management import call_command
-from django.forms import SplitDateTimeWidget
+from django.forms import MultiWidget, SplitDateTimeWidget
 from django.test import Client
 
 from accounts.models import AccessChange, Token
@@ -41,6 +41,10 @@ def form_data(client, url) -> dict:
             when = value if isinstance(value, datetime.datetime) else None
             data[f"{bf.html_name}_0"] = when.date().isoformat() if when else ""
             data[f"{bf.html_name}_1"] = when.time().strftime("%H:%M:%S") if when else ""
+        elif isinstance(bf.field.widget, MultiWidget):  # a row of inputs, name_0, name_1, ...
+            parts = value if isinstance(value, (list, tuple)) else bf.field.widget.decompress(value)
+            for i, part in enumerate(parts):
+                data[f"{bf.html_name}_{i}"] = "" if part is None else str(part)
         elif isinstance(value, (list, tuple)):
             data[bf.html_name] = [str(getattr(v, "pk", v)) for v in value]
         elif isinstance(value, bool):
