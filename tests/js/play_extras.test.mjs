@@ -53,7 +53,8 @@ test("the statistics show the server's counts, a bead per round and the counts a
 test("spot names and the next page's path", () => {
   assert.equal(spotLabel("andar"), "Andar");
   assert.equal(spotLabel("first_three"), "First 3");
-  assert.equal(spotLabel("count_16_20"), "Card count 16-20");
+  assert.equal(spotLabel("count_16_20"), "16–20 cards");  // as the table names it
+  assert.equal(spotLabel("first_andar"), "1st Andar");
   assert.equal(nextPath("http://127.0.0.1:8000/api/me/rounds/?page=3"), "me/rounds/?page=3");
   assert.equal(nextPath(null), null);
 });

@@ -1,7 +1,8 @@
 // "My history" on the player page (#my-history, players only): the rounds the player bet on, newest
 // first, from GET /api/me/rounds/ (bets/history.py): each round's joker and cards in order, the
 // player's bets with what came back (a won bet's multiplier too), the net; a voided round with its reason. "More" reads the next
-// page; each round links to its page /rounds/{id}/. What was paid is the server's.
+// page; each round links to its page /rounds/{id}/ and has a Replay button (replay.js). What was
+// paid is the server's.
 
 import { cardHTML } from "../../cards.js";
 import { html, raw } from "../../html.js";
@@ -9,23 +10,21 @@ import { format, gettext, locale, pgettext } from "../../i18n.js";
 import { money } from "../../money.js";
 import { when } from "../../time.js";
 import { refresher } from "./refresh.js";
-import { timesText } from "./words.js";
+import { replayer } from "./replay.js";
+import { spotName, timesText } from "./words.js";
 
-const SPOTS = {
-  andar: () => pgettext("side", "Andar"), bahar: () => pgettext("side", "Bahar"),
-  first_andar: () => gettext("First Andar"), first_bahar: () => gettext("First Bahar"), first_three: () => gettext("First 3"),
-};
 const BET_STATUS = {
   open: () => pgettext("bet status", "open"), cancelled: () => pgettext("bet status", "taken back"),
   won: () => pgettext("bet status", "won"), lost: () => pgettext("bet status", "lost"),
   refunded: () => pgettext("bet status", "refunded"),
 };
 
-/** A spot's name: "Andar", "First 3", "Card count 6-10". */
-export function spotLabel(spot) {
-  if (SPOTS[spot]) return SPOTS[spot]();
-  const m = /^count_(\d+)_(\d+)$/.exec(spot);
-  return m ? format(gettext("Card count %(lo)s-%(hi)s"), { lo: m[1], hi: m[2] }) : spot;
+/** A spot's name, as the table names it: "Andar", "1st Andar", "6–10 cards". */
+export const spotLabel = spotName;
+
+/** Whether a round can be replayed: it has cards and is over (won, or voided). */
+export function replayable(r) {
+  return r.cards.length > 0 && (Boolean(r.winner) || r.status === "voided");
 }
 
 /** The API path of the page a paginated answer's `next` URL names ("me/rounds/?page=2"), or null. */
@@ -56,7 +55,8 @@ export function roundHTML(r, { tables = {}, lang = locale() } = {}) {
   const cards = r.cards.map((c, i) => cardHTML(c.card, { pos: c.position, match: Boolean(r.winner) && i === r.cards.length - 1, cls: c.side }));
   return html`<li class="gi-round" data-round="${r.round}" data-status="${r.status}">
     <div class="gi-round-head"><a href="/rounds/${r.round}/">${format(gettext("Round %(id)s"), { id: r.round })}</a>
-      <span class="muted">${name} · <time datetime="${r.opened_at}">${when(r.opened_at)}</time></span></div>
+      <span class="muted">${name} · <time datetime="${r.opened_at}">${when(r.opened_at)}</time></span>
+      ${replayable(r) ? html`<button type="button" class="secondary gi-replay-btn" data-replay="${r.round}" data-testid="history-replay" aria-label="${format(gettext("Replay round %(id)s"), { id: r.round })}">${gettext("Replay")}</button>` : ""}</div>
     <div class="gi-cards mini small"><span class="gi-joker">${raw(cardHTML(r.joker, { cls: "joker" }))}</span><span class="sr-only">${gettext("Cards in the order dealt:")}</span>${raw(cards.join(""))}</div>
     ${outcome(r)}
     <ul class="gi-bets">${r.bets.map((b) => html`<li class="${b.status}"><span>${spotLabel(b.spot)}</span> <span>${money(b.amount, lang)}</span> <span class="muted">${BET_STATUS[b.status] ? BET_STATUS[b.status]() : b.status}</span>${b.multiplier ? html` <span class="times">${timesText(b.multiplier)}</span>` : ""}${b.status === "won" || b.status === "refunded" ? html` <span>→ ${money(b.payout, lang)}</span>` : ""}</li>`)}</ul>
@@ -88,6 +88,13 @@ export function mountHistory(section, { api, on }) {
   section.append(list, empty, more, error);
   let tables = null;
   let next = null;
+  const rows = new Map();  // each shown round's row, for its replay
+  const replay = replayer();
+  list.addEventListener("click", (e) => {
+    const button = e.target.closest("[data-replay]");
+    const row = button && rows.get(Number(button.dataset.replay));
+    if (row) replay(row, button);
+  });
 
   async function names() {
     if (tables) return tables;
@@ -104,6 +111,8 @@ export function mountHistory(section, { api, on }) {
     try {
       const [page, known] = await Promise.all([api("GET", path), names()]);
       const items = page.results.map((r) => String(roundHTML(r, { tables: known }))).join("");
+      if (replace) rows.clear();
+      for (const r of page.results) rows.set(r.round, r);
       if (replace) list.innerHTML = items;
       else list.insertAdjacentHTML("beforeend", items);
       next = nextPath(page.next);

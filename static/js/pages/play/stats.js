@@ -2,11 +2,13 @@
 // GET /api/tables/{id}/stats/?last=N (tables/stats.py): a bead plate, the card-count boxes observed
 // against what the exact odds expect (an inline SVG chart, and the same counts as a table for
 // screen readers), the wins of each side and of the side that got the first card, the longest
-// streaks. Everything counted or expected is the server's; this module only draws it.
+// streaks, and the big road of the same results (bigroad.js). Everything counted or expected is
+// the server's; this module only draws it.
 
 import { html, raw } from "../../html.js";
 import { format, gettext, locale, ngettext, pgettext } from "../../i18n.js";
 import { number } from "../../numbers.js";
+import { roadHTML } from "./bigroad.js";
 import { refresher } from "./refresh.js";
 
 export const BEAD_ROWS = 6;
@@ -76,6 +78,7 @@ export function statsHTML(s, last, lang = locale()) {
       <label>${gettext("Show the last")} <select data-testid="stats-last">${CHOICES.map((n) => html`<option value="${n}"${n === last ? raw(" selected") : ""}>${format(gettext("%(n)s rounds"), { n })}</option>`)}</select></label>
     </div>
     ${beadPlate(s.results)}
+    ${roadHTML(s.results)}
     <dl class="gi-figures" data-testid="stats-figures">
       <div><dt>${pgettext("side", "Andar")}</dt><dd data-testid="wins-andar">${ngettext("%(n)s win (expected %(e)s)", "%(n)s wins (expected %(e)s)", s.wins.andar, { e: expected(s.expected_wins.andar) })}</dd></div>
       <div><dt>${pgettext("side", "Bahar")}</dt><dd data-testid="wins-bahar">${ngettext("%(n)s win (expected %(e)s)", "%(n)s wins (expected %(e)s)", s.wins.bahar, { e: expected(s.expected_wins.bahar) })}</dd></div>
@@ -103,8 +106,7 @@ export function mountStats(section, { api, table, on }) {
     try {
       const s = await api("GET", `tables/${table}/stats/?last=${last}`);
       body.innerHTML = String(statsHTML(s, last));
-      const plate = body.querySelector(".gi-beads-wrap");
-      if (plate) plate.scrollLeft = plate.scrollWidth;  // the newest beads in view
+      for (const plate of body.querySelectorAll(".gi-beads-wrap, .gi-road-wrap")) plate.scrollLeft = plate.scrollWidth;  // the newest in view
     } catch (e) {
       body.innerHTML = String(html`<p class="bad" role="alert">${e.message}</p>`);
     }
