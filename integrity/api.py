@@ -25,6 +25,8 @@ class CheckSerializer(serializers.Serializer):
     statistic = serializers.IntegerField(help_text="CUSUM score (hundredths of a log-likelihood ratio); card_absent: rounds.")
     threshold = serializers.IntegerField(help_text="The statistic that raises an alert.")
     watch = serializers.IntegerField(help_text="The statistic from which the status is `watch`.")
+    progress = serializers.IntegerField(help_text="How far the check is on its way to an alert: the statistic as a whole "
+                                        "percentage of the threshold, rounded down (100 and more: reached).")
     status = serializers.ChoiceField(choices=STATUSES, help_text="`alert` while an alert of the check is open.")
     alert = serializers.IntegerField(allow_null=True, help_text="The open alert's id, if any.")
     description = serializers.CharField()
@@ -34,6 +36,7 @@ class TableChecksSerializer(serializers.Serializer):
     table = serializers.IntegerField()
     name = serializers.CharField()
     rounds = serializers.IntegerField(help_text="Rounds counted.")
+    status = serializers.ChoiceField(choices=STATUSES, help_text="The table's worst check's status.")
     checks = CheckSerializer(many=True)
 
 
@@ -42,6 +45,7 @@ class DealerChecksSerializer(serializers.Serializer):
     name = serializers.CharField(help_text="The dealer's username.")
     rounds = serializers.IntegerField(help_text="Rounds counted for the results checks.")
     operational_rounds = serializers.IntegerField(help_text="Rounds counted for the operational checks.")
+    status = serializers.ChoiceField(choices=STATUSES, help_text="The dealer's worst check's status.")
     checks = CheckSerializer(many=True)
 
 

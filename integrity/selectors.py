@@ -41,17 +41,29 @@ def alerts(*, status: str | None = None, limit: int = 200) -> list[dict]:
     return [alert_info(a) for a in rows[:limit]]
 
 
+def progress(statistic: int, threshold: int) -> int:
+    """How far a check is on its way to an alert: its statistic as a whole percentage of its alarm
+    threshold, rounded down (100 and more: the threshold is reached)."""
+    return max(0, statistic) * 100 // threshold if threshold > 0 else 0
+
+
 def _checks(state: dict, checks, open_alerts: dict[str, int]) -> list[dict]:
     out = []
     for check, result in zip(checks, ig.evaluate(state, checks), strict=True):
         alert = open_alerts.get(result.check)
         out.append({
             "check": result.check, "signal": result.signal, "statistic": result.statistic,
-            "threshold": result.threshold, "watch": result.watch,
+            "threshold": result.threshold, "watch": result.watch, "progress": progress(result.statistic, result.threshold),
             "status": ig.ALERT if alert else result.status, "alert": alert,
             "description": check.description,
         })
     return out
+
+
+def _worst(checks: list[dict]) -> str:
+    """A table's or dealer's status: its worst check's (an open alert, else a check on watch, else ok)."""
+    statuses = {c["status"] for c in checks}
+    return next((s for s in (ig.ALERT, ig.WATCH) if s in statuses), ig.OK)
 
 
 def integrity_overview() -> dict:
@@ -71,14 +83,14 @@ def integrity_overview() -> dict:
         setting = Multipliers.from_value(table.multipliers)  # its draws' checks, afresh since its setting last changed
         state = ig.with_draws(monitor.state if monitor else ig.initial_state(), setting)
         alerts_of = open_alerts.get(monitor.pk, {}) if monitor else {}
-        tables.append({"table": table.pk, "name": table.name, "rounds": state["rounds"],
-                       "checks": _checks(state, ig.RESULT_CHECKS + ig.draw_checks(setting), alerts_of)})
+        checks = _checks(state, ig.RESULT_CHECKS + ig.draw_checks(setting), alerts_of)
+        tables.append({"table": table.pk, "name": table.name, "rounds": state["rounds"], "status": _worst(checks), "checks": checks})
     dealer_rows = []
     for dealer_id, monitor in sorted(dealers.items(), key=lambda kv: names.get(kv[0], "")):
         alerts_of = open_alerts.get(monitor.pk, {})
+        checks = _checks(monitor.state, ig.RESULT_CHECKS + ig.OPERATIONAL_CHECKS, alerts_of)
         dealer_rows.append({"dealer": dealer_id, "name": names.get(dealer_id, ""), "rounds": monitor.state["rounds"],
-                            "operational_rounds": monitor.state["ops_rounds"],
-                            "checks": _checks(monitor.state, ig.RESULT_CHECKS + ig.OPERATIONAL_CHECKS, alerts_of)})
+                            "operational_rounds": monitor.state["ops_rounds"], "status": _worst(checks), "checks": checks})
     base = Baseline.objects.filter(pk=1).first() or Baseline()
     baseline = {"rounds": base.rounds, "corrections": base.corrections, "voids": base.voids, "timed": base.timed,
                 "refused_scans": base.refused_scans, "cards": base.cards,

@@ -1,6 +1,8 @@
 """GET /api/integrity/, GET /api/alerts/, POST /api/alerts/{id}/acknowledge/: supervisors only."""
 import pytest
+from django.utils.timezone import now as timezone_now
 
+import engine.integrity as ig
 from integrity.models import Alert, Monitor
 
 from .conftest import first_card_pack, play
@@ -32,8 +34,28 @@ def test_every_table_is_listed_with_each_check_statistic_threshold_and_status(ma
     assert [t["table"] for t in body["tables"]] == [first.pk, second.pk]
     check = body["tables"][0]["checks"][0]
     assert check == {"check": "first_side_high", "signal": "first side won", "statistic": 0, "threshold": 1100,
-                     "watch": 550, "status": "ok", "alert": None, "description": check["description"]}
+                     "watch": 550, "progress": 0, "status": "ok", "alert": None, "description": check["description"]}
+    assert body["tables"][0]["status"] == "ok"
     assert body["dealers"] == [] and body["baseline"]["ready"] is False
+
+
+def test_each_check_says_how_far_it_is_on_its_way_to_an_alert_and_each_subject_its_worst_status(
+        alerted, table, supervisor_api):
+    """`progress` is the server's figure (the statistic over its alarm threshold, in whole percent,
+    rounded down), so a page says "72% of the way to an alert" without a rule of its own."""
+    body = supervisor_api.get("/api/integrity/").json()
+    for subject in body["tables"] + body["dealers"]:
+        for c in subject["checks"]:
+            assert c["progress"] == max(0, c["statistic"]) * 100 // c["threshold"]
+        assert subject["status"] == "alert"  # first_card_match alerted at the table and at its dealer
+    checks = {c["check"]: c for c in body["tables"][0]["checks"]}
+    assert checks["first_card_match"]["progress"] >= 100
+    Alert.objects.update(acknowledged_at=timezone_now(), note="checked")  # acknowledged: the check starts afresh
+    Monitor.objects.filter(kind="table").update(state={**ig.initial_state(), "first_card_match": 1237})
+    body = supervisor_api.get("/api/integrity/").json()
+    checks = {c["check"]: c for c in body["tables"][0]["checks"]}
+    assert (checks["first_card_match"]["status"], checks["first_card_match"]["progress"]) == ("watch", 82)  # 1237 / 1500
+    assert body["tables"][0]["status"] == "watch"
 
 
 def test_an_alert_shows_in_the_monitor_and_the_list_until_acknowledged(alerted, table, dealer, supervisor, supervisor_api):
