@@ -51,8 +51,10 @@ test("the road keeps the last results only", () => {
 test("a pause keeps what was left, a resume counts again from the server's closes_at, a void and a table state show", () => {
   const L = applyLobby(newLobby(), [row()], 0);
   applyLobbyEvent(L, ev("round.opened", { closes_at: "2026-12-01T10:00:15Z", betting_seconds: 15 }), 0);
-  applyLobbyEvent(L, ev("round.paused"), 5000);
-  assert.equal(phaseOf(L.rows[0], 5000).phase, "paused");
+  applyLobbyEvent(L, ev("round.paused", { betting_left_ms: 9600 }), 5000);
+  assert.deepEqual(phaseOf(L.rows[0], 5000), { phase: "paused", left: 10, closed: null }); // the server's time left
+  assert.deepEqual(phaseOf(L.rows[0], 50_000), { phase: "paused", left: 10, closed: null }); // a pause does not count down
+  assert.equal(phaseLine(phaseOf(L.rows[0], 5000), "en"), "Round paused: 10 s of betting left");
   applyLobbyEvent(L, ev("round.resumed", { status: "betting", at: "2026-12-01T10:01:00Z", closes_at: "2026-12-01T10:01:08Z" }), 60_000);
   assert.deepEqual(phaseOf(L.rows[0], 60_000), { phase: "betting", left: 8, closed: null });
   applyLobbyEvent(L, ev("round.voided"), 61_000);
@@ -60,6 +62,29 @@ test("a pause keeps what was left, a resume counts again from the server's close
   applyLobbyEvent(L, ev("table.state", { round: null, state: "maintenance", reason: "camera fault" }), 62_000);
   assert.equal(phaseOf(L.rows[0], 62_000).closed, "maintenance");
   assert.equal(L.rows[0].state_reason, "camera fault");
+});
+
+test("a pause without the server's time left keeps the page's own, and one in dealing has none", () => {
+  const L = applyLobby(newLobby(), [row()], 0);
+  applyLobbyEvent(L, ev("round.opened", { closes_at: "2026-12-01T10:00:15Z", betting_seconds: 15 }), 0);
+  applyLobbyEvent(L, ev("round.paused"), 5000);
+  assert.equal(phaseOf(L.rows[0], 5000).left, 10);
+  applyLobbyEvent(L, ev("round.resumed", { status: "dealing" }), 6000);
+  applyLobbyEvent(L, ev("round.paused", { betting_left_ms: null }), 7000);
+  assert.deepEqual(phaseOf(L.rows[0], 7000), { phase: "paused", closed: null });
+  assert.equal(phaseLine(phaseOf(L.rows[0], 7000), "en"), "Round paused");
+});
+
+test("the seat count of the betting round follows lobby.players; another round's is not this one's", () => {
+  const L = applyLobby(newLobby(), [row()], 0);
+  applyLobbyEvent(L, ev("round.opened", { closes_at: "2026-12-01T10:00:15Z", betting_seconds: 15 }), 0);
+  let out = applyLobbyEvent(L, { type: "lobby.players", table: 3, round: 7, players: 4, at: AT }, 100);
+  assert.equal(out.row.id, 3);
+  assert.equal(L.rows[0].players, 4);
+  out = applyLobbyEvent(L, { type: "lobby.players", table: 3, round: 6, players: 9, at: AT }, 200);
+  assert.deepEqual(out, { row: null, refresh: false });
+  assert.equal(L.rows[0].players, 4);
+  assert.equal(applyLobbyEvent(L, { type: "lobby.players", table: 99, round: 1, players: 1, at: AT }, 0).refresh, true);
 });
 
 test("an event of a table the page does not list, or a result it never saw, asks for the lobby again", () => {

@@ -4,7 +4,7 @@
 // countdown runs on the page's clock from the server's betting_left_ms (the lobby) or closes_at
 // minus at (an event), as the player page's does. Tested under node --test (tests/js/lobby.test.mjs).
 
-import { LOBBY_TABLE } from "../../../events.js";
+import { LOBBY_PLAYERS, LOBBY_TABLE } from "../../../events.js";
 
 export const ROAD = 12; // results a row shows (tables/lobby.py's ROAD)
 const FINAL = new Set(["finished", "settled"]);
@@ -39,11 +39,16 @@ function msLeft(e) {
  */
 export function applyLobbyEvent(L, e, now) {
   const out = { row: null, refresh: false };
-  if (!e || e.type !== LOBBY_TABLE) return out;
+  if (!e || (e.type !== LOBBY_TABLE && e.type !== LOBBY_PLAYERS)) return out;
   const row = L.byId.get(e.table);
   if (!row) { out.refresh = true; return out; }
   out.row = row;
   const same = row.round && row.round.id === e.round;
+  if (e.type === LOBBY_PLAYERS) { // the seats of the betting round, as the server counts them
+    if (same) row.players = e.players;
+    else out.row = null;
+    return out;
+  }
   const round = () => {
     if (!same) {
       row.round = { id: e.round, status: null, closes_at: null, betting_left_ms: 0, winner: null, cards_dealt: 0 };
@@ -67,7 +72,9 @@ export function applyLobbyEvent(L, e, now) {
     }
     case "round.paused": {
       const r = round();
-      if (r.status === "betting" && row.deadline !== null) r.betting_left_ms = Math.max(0, row.deadline - now);
+      if (Number.isFinite(e.betting_left_ms)) r.betting_left_ms = e.betting_left_ms; // the server's, kept for the resume
+      else if (r.status === "betting" && row.deadline !== null) r.betting_left_ms = Math.max(0, row.deadline - now);
+      else r.betting_left_ms = 0;
       r.status = "paused";
       row.deadline = null;
       break;
@@ -117,7 +124,8 @@ export function applyLobbyEvent(L, e, now) {
 
 /**
  * What a row shows now: "betting" (with `left`, whole seconds, never below 0), "closing" (the
- * countdown ran out, the server has not said betting closed yet), "dealing", "paused", "result"
+ * countdown ran out, the server has not said betting closed yet), "dealing", "paused" (with `left`
+ * when it was paused in betting: the seconds it will have on resuming), "result"
  * (the latest round's winner and cards), "voided", "waiting" (no round yet); and `closed`: the
  * table's state when it is not open.
  */
@@ -130,6 +138,10 @@ export function phaseOf(row, now) {
     return ms > 0 ? { phase: "betting", left: Math.ceil(ms / 1000), closed } : { phase: "closing", left: 0, closed };
   }
   if (FINAL.has(r.status)) return { phase: "result", winner: r.winner, cards: r.cards_dealt, closed };
-  if (r.status === "dealing" || r.status === "paused" || r.status === "voided") return { phase: r.status, closed };
+  if (r.status === "paused") {
+    const ms = Number(r.betting_left_ms) || 0;
+    return ms > 0 ? { phase: "paused", left: Math.ceil(ms / 1000), closed } : { phase: "paused", closed };
+  }
+  if (r.status === "dealing" || r.status === "voided") return { phase: r.status, closed };
   return { phase: "waiting", closed };
 }

@@ -49,7 +49,9 @@ export function phaseLine(p, loc) {
     case "betting": return gettext("Place your bets");
     case "closing": return gettext("No more bets");
     case "dealing": return gettext("Dealing…");
-    case "paused": return gettext("Round paused");
+    case "paused": return p.left
+      ? format(gettext("Round paused: %(n)s s of betting left"), { n: number(p.left, loc) })
+      : gettext("Round paused");
     case "voided": return gettext("Round voided");
     case "result": return p.winner === "andar"
       ? format(gettext("Andar wins on card %(n)s"), { n: number(p.cards, loc) })
