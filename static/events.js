@@ -23,6 +23,7 @@ export const BET_REFUNDED = "bet.refunded";
 
 // lobby events
 export const LOBBY_TABLE = "lobby.table";
+export const LOBBY_PLAYERS = "lobby.players";
 
 // crowd events
 export const ROUND_CROWD = "round.crowd";

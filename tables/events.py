@@ -278,7 +278,8 @@ class RoundCrowd(CrowdEvent):
 class LobbyTable(LobbyEvent):
     """A public table's round or state changed (`change`: the table event that changed it:
     round.opened, betting.closed, round.paused, round.resumed, round.finished, round.settled,
-    round.voided or table.state), with the fields of that event a lobby row shows; null for the rest."""
+    round.voided or table.state), with the fields of that event a lobby row shows; null for the rest
+    (`betting_left_ms`: a paused round's betting time left, as round.paused says it)."""
     name = "lobby.table"
     table: int
     round: int | None
@@ -286,6 +287,7 @@ class LobbyTable(LobbyEvent):
     at: str
     closes_at: str | None = None
     betting_seconds: int | None = None
+    betting_left_ms: int | None = None
     status: str | None = None
     winner: str | None = None
     cards_dealt: int | None = None
@@ -293,12 +295,22 @@ class LobbyTable(LobbyEvent):
     reason: str | None = None
 
 
+@dataclass(frozen=True)
+class LobbyPlayers(LobbyEvent):
+    """How many players have a bet standing in a public table's betting round, each time it changes
+    (bets.crowd, at most once a second a table): the lobby row's seat count while betting is open."""
+    name = "lobby.players"
+    table: int
+    round: int
+    players: int
+
+
 TABLE_EVENTS: tuple[type[TableEvent], ...] = (
     RoundOpened, BettingClosed, CardDealt, RoundFinished, RoundSettled, RoundPaused, RoundResumed,
     RoundCorrected, RoundVoided, MatchStarted, MatchRound, MatchFinished, TableState,
 )
 USER_EVENTS: tuple[type[UserEvent], ...] = (BetPlaced, BetCancelled, BetSettled, BetRefunded)
-LOBBY_EVENTS: tuple[type[LobbyEvent], ...] = (LobbyTable,)
+LOBBY_EVENTS: tuple[type[LobbyEvent], ...] = (LobbyTable, LobbyPlayers)
 CROWD_EVENTS: tuple[type[CrowdEvent], ...] = (RoundCrowd,)
 TABLE_FIELDS = ("type", "seq", "table", "round", "at")
 USER_FIELDS = ("type", "at")

@@ -57,7 +57,7 @@ from django.utils import timezone
 from studio import metrics, serverloop
 
 from .locking import Held, require_held
-from .events import TABLE_EVENTS, USER_EVENTS, CrowdEvent, LobbyTable, TableEvent, UserEvent
+from .events import TABLE_EVENTS, USER_EVENTS, CrowdEvent, LobbyPlayers, LobbyTable, TableEvent, UserEvent
 
 from .models import Table
 
@@ -176,7 +176,7 @@ def _next_seq(table_id: int) -> tuple[int, str]:
 
 LOBBY = "lobby"  # the lobby pages' group (tables/lobby.py): a `lobby.table` per change a lobby row shows
 # The table events a lobby row follows, with the fields of theirs it shows.
-LOBBY_CHANGES = {"round.opened": ("closes_at", "betting_seconds"), "betting.closed": (), "round.paused": (),
+LOBBY_CHANGES = {"round.opened": ("closes_at", "betting_seconds"), "betting.closed": (), "round.paused": ("betting_left_ms",),
                  "round.resumed": ("status", "closes_at"), "round.finished": ("winner", "cards_dealt"),
                  "round.settled": ("winner",), "round.voided": (), "table.state": ("state", "reason")}
 
@@ -209,11 +209,13 @@ def table_event(held: Held, payload: TableEvent, *, round_id: int | None = None)
         batch.messages.append(_message(LOBBY, {"type": lobby.name, **lobby.fields()}))
 
 
-def crowd_events(events: list[CrowdEvent]) -> None:
-    """Live figures of tables (bets.crowd), each to its table's watchers, unnumbered, now (no
-    transaction: they say what was committed)."""
+def crowd_events(events: list[CrowdEvent], lobby: list[LobbyPlayers] = ()) -> None:
+    """Live figures of tables (bets.crowd), each to its table's watchers, and the seat counts of
+    public tables to the lobby's; unnumbered, now (no transaction: they say what was committed), in
+    one publish."""
     now = timezone.now().isoformat()
-    publish([_message(table_group(e.table), {"type": e.name, "at": now, **e.fields()}) for e in events])
+    publish([*(_message(table_group(e.table), {"type": e.name, "at": now, **e.fields()}) for e in events),
+             *(_message(LOBBY, {"type": e.name, "at": now, **e.fields()}) for e in lobby)])
 
 
 def user_event(user_id: int, payload: UserEvent) -> None:

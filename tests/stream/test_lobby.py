@@ -8,6 +8,7 @@ import json
 import pytest
 from accounts.tokens import token_issue
 
+from bets import crowd
 from tables.lobby import lobby
 from tables.models import Table
 from tests.conftest import client_for
@@ -78,3 +79,46 @@ async def test_a_private_match_table_is_only_in_its_players_lobby(alice, bob, ma
     finally:
         await outsider.comm.disconnect()
         await member.comm.disconnect()
+
+
+async def test_the_lobby_counts_the_players_while_betting_and_a_pause_keeps_the_time_left(make_table, dealer, alice, bob):
+    """A public table's seat count reaches the lobby while betting is open (bets.crowd, when it
+    changes), and a round paused in betting says what is left of its countdown."""
+    table = await in_thread(make_table)(name="Lotus")
+    dealer_api, alice_api, bob_api = [await in_thread(client_for)(u) for u in (dealer, alice, bob)]
+    watcher = LobbyWatcher()
+    await watcher.connect()
+    try:
+        round_id = (await in_thread(api_post)(dealer_api, f"/api/tables/{table.pk}/rounds/", {"joker": "KS"}))["id"]
+        assert (await watcher.next())["change"] == "round.opened"
+        await in_thread(api_post)(alice_api, f"/api/rounds/{round_id}/bets/", {"spot": "andar", "amount": "10"})
+        await in_thread(crowd.crowd_publish)()
+        seated = await watcher.next()
+        assert {k: seated[k] for k in ("type", "table", "round", "players")} == {
+            "type": "lobby.players", "table": table.pk, "round": round_id, "players": 1}
+        await in_thread(api_post)(bob_api, f"/api/rounds/{round_id}/bets/", {"spot": "bahar", "amount": "10"})
+        await in_thread(crowd.crowd_publish)()
+        assert (await watcher.next())["players"] == 2
+        await in_thread(api_post)(alice_api, f"/api/rounds/{round_id}/bets/", {"spot": "count_1_5", "amount": "10"})
+        await in_thread(api_post)(alice_api, f"/api/rounds/{round_id}/bets/", {"spot": "andar", "amount": "20"})
+        await in_thread(crowd.crowd_publish)()  # the shares changed, the count did not: nothing for the lobby
+        assert await watcher.comm.receive_nothing(timeout=0.3)
+        await in_thread(api_post)(dealer_api, f"/api/rounds/{round_id}/incidents/", {"kind": "other", "notes": "camera"})
+        paused = await watcher.next()
+        assert paused["change"] == "round.paused" and 0 < paused["betting_left_ms"] <= 15_000
+    finally:
+        await watcher.comm.disconnect()
+
+
+async def test_a_private_tables_players_are_not_counted_in_the_lobby(alice, bob):
+    clients = {"alice": await in_thread(client_for)(alice), "bob": await in_thread(client_for)(bob)}
+    play = await in_thread(MatchPlay.start)(clients)
+    outsider = LobbyWatcher()
+    await outsider.connect()
+    try:
+        await in_thread(play.open)("andar")
+        await in_thread(play.bet)("alice", ("andar", 10))
+        assert await in_thread(crowd.crowd_publish)() == 1  # the table's own watchers have it
+        assert await outsider.comm.receive_nothing(timeout=0.5)
+    finally:
+        await outsider.comm.disconnect()
