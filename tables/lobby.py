@@ -1,6 +1,7 @@
 """The lobby: every table a visitor may see, at a glance (`GET /api/lobby/`), and the one stream a
 lobby page needs (`ws://HOST/ws/lobby/`, tables/consumers.py): a `lobby.table` event each time a
-public table's round opens, closes betting, ends or its table changes state.
+public table's round opens, closes betting, ends or its table changes state, and a `lobby.players`
+when the players of its betting round change (bets.crowd).
 
 A table's row: its name, state and driver, currency, limits, modes and side bets, its random
 multipliers (if any, with the highest), its current (or latest) round with the betting time left,

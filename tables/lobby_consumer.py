@@ -2,7 +2,8 @@
 lobby page shows: on connect the lobby (tables.lobby.lobby, what `GET /api/lobby/` answers, as
 `{"type": "lobby", "tables": [...]}`), then a `lobby.table` event each time a public table's round
 opens, closes betting, pauses, resumes, finishes, is settled or voided, or the table changes state
-(tables.stream). The events are not numbered: each says the newest state of one row.
+(tables.stream), and a `lobby.players` each time the player count of a public table's betting round
+changes (bets.crowd). The events are not numbered: each says the newest state of one row.
 
 A private table (a friends' match) is in the lobby of its players and supervisors, read on
 connect; its changes are not sent to the lobby's group (anyone may listen there): their pages
