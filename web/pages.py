@@ -32,7 +32,7 @@ from tables.models import Round
 from tables.selectors import round_detail
 
 from .rules import (
-    BET_STATUS_NAMES, CORRECTION_NAMES, EVENT_NAMES, INCIDENT_KIND_NAMES, INCIDENT_STATUS_NAMES, settings_rules, side_name, spot_name,
+    BET_STATUS_NAMES, CORRECTION_NAMES, EVENT_NAMES, INCIDENT_KIND_NAMES, INCIDENT_STATUS_NAMES, settings_rules, side_name, table_spot_name,
     table_rules, times,
 )
 
@@ -214,8 +214,8 @@ def round_page(request, pk):
         "winner_name": side_name(detail["winner"]), "first_side_name": side_name(detail["first_side"]),
         "cards": [{**c, "side_name": side_name(c["side"]), "match": detail["winner"] and c["position"] == detail["cards_dealt"]}
                   for c in detail["cards"]],
-        "winning_spots": [spot_name(s) for s in detail["winning_spots"]],
-        "mine": mine and {**mine, "bets": [{**b, "name": spot_name(b["spot"]), "status": BET_STATUS_NAMES.get(b["status"], b["status"]),
+        "winning_spots": [table_spot_name(s) for s in detail["winning_spots"]],
+        "mine": mine and {**mine, "bets": [{**b, "name": table_spot_name(b["spot"]), "status": BET_STATUS_NAMES.get(b["status"], b["status"]),
                                             "times": times(b["multiplier"]) if b.get("multiplier") else ""}
                                            for b in mine["bets"]]},
         "supervisor": supervisor,
@@ -226,12 +226,12 @@ def round_page(request, pk):
         context["proof"] = {"commitment": fairness["commitment"], "salt": fairness["salt"], "pack": fairness["pack"],
                             "joker": detail["joker"], "cards": [c["card"] for c in detail["cards"]]}
     if detail.get("multipliers_commit"):
-        context["multipliers"] = [{"spot": m["spot"], "name": spot_name(m["spot"]), "times": times(m["multiplier"])}
+        context["multipliers"] = [{"spot": m["spot"], "name": table_spot_name(m["spot"]), "times": times(m["multiplier"])}
                                   for m in detail.get("multipliers") or []]
         if detail.get("multipliers_seed"):
             context["seed_proof"] = {"commit": detail["multipliers_commit"], "seed": detail["multipliers_seed"]}
     if supervisor:
-        context["spot_totals"] = [{**row, "staked": Decimal(row["staked"]), "paid": Decimal(row["paid"]), "name": spot_name(row["spot"])}
+        context["spot_totals"] = [{**row, "staked": Decimal(row["staked"]), "paid": Decimal(row["paid"]), "name": table_spot_name(row["spot"])}
                                   for row in record["spots"]]
     return render(request, "round.html", context)
 

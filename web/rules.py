@@ -64,6 +64,23 @@ def spot_name(spot: str) -> str:
     return str(_("Card count %(lo)s-%(hi)s") % {"lo": lo, "hi": hi})
 
 
+# The names the tables themselves give their spots: the player page's felt and board
+# (static/js/pages/play/words.js spotName, the same msgids in djangojs), for the round page.
+TABLE_SPOT_NAMES = {
+    **SPOT_NAMES,
+    Spot.FIRST_ANDAR.value: _("1st Andar"),
+    Spot.FIRST_BAHAR.value: _("1st Bahar"),
+}
+
+
+def table_spot_name(spot: str) -> str:
+    """A spot as the table names it: "Andar", "1st Bahar", "First 3", "6–10 cards"."""
+    if spot in TABLE_SPOT_NAMES:
+        return str(TABLE_SPOT_NAMES[spot])
+    low, high = spot.removeprefix("count_").split("_")
+    return str(_("%(low)s–%(high)s cards") % {"low": low, "high": high})
+
+
 def side_name(side: str | None) -> str:
     return str(SIDE_NAMES[side]) if side in SIDE_NAMES else ""
 

@@ -172,7 +172,7 @@ def test_my_history_after_a_settled_and_a_voided_round_and_the_round_page(
     expect(page).to_have_url(f"{studio_url}/rounds/{won}/")
     expect(page.get_by_test_id("round-result")).to_have_text("Andar wins on card 7.")
     assert page.get_by_test_id("round-cards").locator(".card").evaluate_all("els => els.map(e => e.dataset.card)") == DEAL
-    expect(page.get_by_test_id("my-bets")).to_contain_text("Card count 6-10")
+    expect(page.get_by_test_id("my-bets")).to_contain_text("6–10 cards")
     expect(page.get_by_test_id("verified")).to_have_attribute("data-ok", "true")  # her round's record checks out
     expect(page.get_by_test_id("card-times").locator("tbody tr")).to_have_count(len(DEAL))
     accessible(page, "the round page")
@@ -209,7 +209,8 @@ def test_a_corrected_rounds_record_on_its_page_for_a_supervisor_and_for_the_play
     expect(page.get_by_test_id("round-shift")).to_contain_text(f"Shift {record['shift']['id']}, from ")
     times = page.get_by_test_id("card-times").locator("tbody tr")
     expect(times).to_have_count(len(DEAL))
-    expect(times.nth(2)).to_contain_text(record["cards"][2]["dealt_at"])  # UTC, to the millisecond
+    dealt_at = record["cards"][2]["dealt_at"]  # 2026-12-01T18:43:44.123Z, shown with its zone named
+    expect(times.nth(2).locator(f'time[datetime="{dealt_at}"]')).to_have_text(dealt_at[:10] + " " + dealt_at[11:23] + " UTC")
     expect(times.nth(2).locator(".card-text")).to_have_attribute("data-card", "9D")
     expect(page.get_by_test_id("settings")).to_contain_text("from 10 to 500 CHIPS")  # the settings it opened with, not 800
     incidents = page.get_by_test_id("incidents")
@@ -218,7 +219,7 @@ def test_a_corrected_rounds_record_on_its_page_for_a_supervisor_and_for_the_play
     expect(incidents).to_contain_text("camera 2 shows the 9D")
     expect(incidents).to_contain_text("corrected from camera 2")
     expect(page.get_by_test_id("corrections").locator("tbody tr")).to_have_count(1)
-    expect(page.get_by_test_id("spot-totals")).to_contain_text("Card count 6-10")
+    expect(page.get_by_test_id("spot-totals")).to_contain_text("6–10 cards")
     expect(page.get_by_test_id("settlement")).to_contain_text("Settlement version 2.")
     chain = page.get_by_test_id("audit")
     expect(chain.locator("tr.own")).to_have_count(len(record["chain"]["events"]))
@@ -238,7 +239,7 @@ def test_a_corrected_rounds_record_on_its_page_for_a_supervisor_and_for_the_play
     phone_page.goto(f"{studio_url}/rounds/{won}/")
     expect(phone_page).to_have_url(f"{studio_url}/rounds/{won}/")
     expect(phone_page.get_by_test_id("verified")).to_have_attribute("data-ok", "true")
-    expect(phone_page.get_by_test_id("my-bets")).to_contain_text("Card count 6-10")
+    expect(phone_page.get_by_test_id("my-bets")).to_contain_text("6–10 cards")
     expect(phone_page.get_by_test_id("card-times").locator("tbody tr")).to_have_count(len(DEAL))
     expect(phone_page.get_by_test_id("spot-totals")).to_have_count(0)  # the all-players figures are the supervisors'
     assert phone_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")  # only the chain's table scrolls

@@ -1,5 +1,6 @@
 """The rules page and the round page: who may see them (404 as for what does not exist), and that
 they say what the engine pays (RULES.md's worked examples)."""
+import re
 from decimal import Decimal
 
 import pytest
@@ -120,7 +121,7 @@ def test_round_page_shows_the_deal_and_the_players_own_bets(table, dealer, alice
     assert f"Round {rnd.pk}" in text
     assert 'data-card="KS"' in text and text.index('data-card="AC"') < text.index('data-card="KD"')
     assert "Andar wins" in text
-    assert 'data-testid="my-bets"' in text and "Card count 6-10" in text
+    assert 'data-testid="my-bets"' in text and "6–10 cards" in text  # as the table names the spot
     assert "bob" not in text.split('data-testid="my-bets"')[1]  # only her own bets
     assert 'data-testid="spot-totals"' not in text  # the all-players totals are a supervisor's
 
@@ -190,7 +191,7 @@ def test_the_round_page_renders_the_record_with_its_verified_mark(dealer, superv
     assert 'data-testid="round-dealer">dealer<' in text and f"Shift {world.settled.shift_id}, from " in text
     times = text.split('data-testid="card-times"')[1].split("</table>")[0]
     assert times.count("<tr>") == 8 and 'data-card="9D"' in times  # a header and seven cards, the corrected one included
-    assert "Z</time>" in times
+    assert re.search(r'<time datetime="[0-9T:.-]+Z">\d{4}-\d\d-\d\d <wbr>\d\d:\d\d:\d\d\.\d{3} UTC</time>', times)  # its zone named
     incidents = text.split('data-testid="incidents"')[1]
     assert "Misread card" in incidents and "checked on camera 2" in incidents and "corrected from the camera" in incidents
     assert 'data-testid="corrections"' in incidents

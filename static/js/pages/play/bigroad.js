@@ -8,8 +8,8 @@ import { format, gettext, ngettext, pgettext } from "../../i18n.js";
 import { bigRoad, ROAD_ROWS, streaks } from "../../road.js";
 import { sideName } from "./words.js";
 
-export const ROAD_COLUMNS = 14;  // the road's width before it grows (and scrolls) with the streaks
-const STEP = 18, R = 6.5, PAD = 2;
+export const ROAD_COLUMNS = 12;  // the road's width before it grows (and scrolls) with the streaks, as the bead plate's
+const STEP = 20, R = 7, PAD = 2;  // the bead plate's pitch
 
 /** "Andar 3 in a row", "Bahar 1": one streak, in words. */
 export function streakText({ side, count }) {
