@@ -9,13 +9,15 @@ Against a running studio with the demo's data (`make run`, or `make demo` beside
     .venv/bin/python scripts/page_weights.py [--url http://127.0.0.1:8000] [--password demo-pass]
 
 It logs in through /login/ as the demo's dealer, supervisor and alice. Exit status 1 when a page
-is over budget or asks another host.
+is over budget or asks another host. `--shots DIR` also saves each page as a desktop and a phone
+would show it (DIR/<page>-desktop.png, -phone.png), to look at.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from playwright.sync_api import sync_playwright
@@ -24,6 +26,7 @@ BUDGET = 150_000  # bytes, uncompressed, a page's cold load
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 DETAIL = int(os.environ.get("DETAIL", "6"))
 VIEWPORT = {"width": 1366, "height": 768}
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 
 
 def pages(api) -> list[tuple[str, str | None, str]]:
@@ -45,8 +48,8 @@ def pages(api) -> list[tuple[str, str | None, str]]:
     return found
 
 
-def measure(browser, base: str, who: str | None, password: str, path: str) -> dict:
-    context = browser.new_context(viewport=VIEWPORT)
+def signed_in(browser, base: str, who: str | None, password: str, **context_args):
+    context = browser.new_context(**context_args)
     page = context.new_page()
     if who:
         page.goto(f"{base}/login/")
@@ -56,6 +59,20 @@ def measure(browser, base: str, who: str | None, password: str, path: str) -> di
             page.click("form:has(input[name=password]) button[type=submit]")
         if "/login/" in page.url:
             raise SystemExit(f"logging in as {who} failed")
+    return context, page
+
+
+def screenshots(browser, base: str, who: str | None, password: str, path: str, name: Path) -> None:
+    for size, context_args in (("desktop", {"viewport": VIEWPORT}), ("phone", PHONE)):
+        context, page = signed_in(browser, base, who, password, **context_args)
+        page.goto(base + path, wait_until="networkidle")
+        page.wait_for_timeout(1000)
+        page.screenshot(path=f"{name}-{size}.png", full_page=True)
+        context.close()
+
+
+def measure(browser, base: str, who: str | None, password: str, path: str) -> dict:
+    context, page = signed_in(browser, base, who, password, viewport=VIEWPORT)
     page.route("**/*", lambda route: route.continue_())  # with routing on, Chromium uses no HTTP cache
     seen: list[tuple[str, int, int]] = []  # url, uncompressed, as sent
 
@@ -84,6 +101,7 @@ def main() -> int:
     parser.add_argument("--url", default="http://127.0.0.1:8000")
     parser.add_argument("--password", default="demo-pass")
     parser.add_argument("--detail", action="store_true", help="list each page's biggest responses")
+    parser.add_argument("--shots", type=Path, help="a folder for each page's screenshots, desktop and phone")
     args = parser.parse_args()
     base = args.url.rstrip("/")
     host = urlsplit(base).netloc
@@ -99,6 +117,10 @@ def main() -> int:
             failed |= bool(over)
             print(f"{name:<22} {m['requests']:>8} {m['plain'] / 1000:>10.1f} KB {m['sent'] / 1000:>6.1f} KB  "
                   f"{'OVER' if m['plain'] >= BUDGET else 'ok'}{' other hosts: ' + ', '.join(m['others']) if m['others'] else ''}")
+            if args.shots:
+                args.shots.mkdir(parents=True, exist_ok=True)
+                slug = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
+                screenshots(browser, base, who, args.password, path, args.shots / slug)
             if args.detail:
                 for url, size, _sent in m["biggest"]:
                     print(f"    {size / 1000:>7.1f} KB  {url.removeprefix(base)}")
