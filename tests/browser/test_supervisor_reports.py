@@ -66,3 +66,40 @@ def test_the_reports_view_draws_its_charts_and_passes_axe(page, live_server, log
     assert "format=csv" in section.locator("#r-csv").get_attribute("href")
     assert "group=table" in section.locator("#r-csv").get_attribute("href")
     accessible(page, "the reports view grouped by table")
+
+
+CHART_FIT = """fig => {
+  const box = fig.querySelector("svg").getBoundingClientRect(), outer = fig.getBoundingClientRect();
+  const inside = (r) => r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5;
+  const shapes = [...fig.querySelectorAll("svg rect, svg text")];
+  return {
+    svgInFigure: box.left >= outer.left && box.right <= outer.right,
+    shapes: shapes.length,
+    outside: shapes.filter((el) => !inside(el.getBoundingClientRect())).map((el) => el.outerHTML.slice(0, 120)),
+    smallest: Math.min(...[...fig.querySelectorAll("svg text")].map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)),
+  };
+}"""
+
+
+def test_the_charts_are_legible_and_nothing_is_cut_off_on_a_laptop(page, live_server, login, shot, accessible, played):
+    """At 1366x768 (three charts side by side) every bar and label lies inside its chart, and no text
+    is drawn smaller than 12 px; the same after the window narrows (the charts are drawn again)."""
+    page.set_viewport_size({"width": 1366, "height": 768})
+    login(page, live_server.url, "supervisor")
+    page.goto(live_server.url + "/supervisor/#reports")
+    section = page.locator("#reports")
+    section.locator("[data-preset=week]").click()
+    expect(section.locator("#chart-pace svg[role=img] rect")).to_have_count(2)
+    expect(section.locator("#r-status")).to_contain_text("3 rounds")
+    for size in ({"width": 1366, "height": 768}, {"width": 900, "height": 768}):
+        page.set_viewport_size(size)
+        for chart in ("#chart-ggr", "#chart-hold", "#chart-pace"):
+            figure = section.locator(chart)
+            expect(figure.locator("svg")).to_have_attribute("width", str(int(figure.locator(".chart-body").evaluate("el => Math.floor(el.getBoundingClientRect().width)"))))
+            fit = figure.evaluate(CHART_FIT)
+            assert fit["svgInFigure"] and fit["shapes"] > 2 and fit["outside"] == [], (chart, size, fit)
+            assert fit["smallest"] >= 12, (chart, size, fit)
+    page.set_viewport_size({"width": 1366, "height": 768})
+    section.locator(".report-charts").scroll_into_view_if_needed()
+    accessible(page, "the reports at 1366x768")
+    shot(page, "reports-1366x768", full_page=False)

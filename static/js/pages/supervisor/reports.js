@@ -1,17 +1,18 @@
-// The Reports view of the supervisor console: GET /api/reports/ with the filters, three charts drawn
-// as inline SVG (GGR by day, hold observed against theoretical per bet type, rounds per hour by
-// dealer) and the same figures in tables. Every figure is the server's; the charts only scale them.
-// Strings: gettext() here and the template partials/supervisor_reports.html.
+// The Reports view of the supervisor console (loaded by main.js when first asked for): GET
+// /api/reports/ with the filters, three charts drawn as inline SVG at the width they are shown
+// (charts.js: GGR by day, hold observed against theoretical per bet type, rounds per hour by dealer,
+// drawn again when that width changes) and the same figures in tables. Every figure is the
+// server's; the charts only scale them. Strings: gettext() here and partials/supervisor_reports.html.
 
 import { html } from "../../html.js";
 import { format, gettext, locale } from "../../i18n.js";
 import { money } from "../../money.js";
 import { number } from "../../numbers.js";
 import { fields } from "../../time.js";
+import { barChart, columnChart } from "./charts.js";
 import { $, api, showError } from "./ui.js";
 import { spotName } from "./words.js";
 
-const W = 640, H = 240, LEFT = 64, RIGHT = 12, TOP = 12, BOTTOM = 44;
 const amount = (v) => money(v, locale(), { places: 2 });
 const decimal2 = (v) => (v === null || v === undefined ? "–" : number(v, locale(), { min: 2, max: 2 }));
 const percent = (v) => (v === null || v === undefined ? "–" : decimal2(v) + " %");
@@ -35,65 +36,6 @@ export function rowLabel(group, row) {
   if (group === "dealer") return row.label || gettext("No dealer (virtual)");
   if (group === "shift") return row.key ? format(gettext("Shift %(id)s"), { id: row.key }) : gettext("No shift");
   return row.label || String(row.key ?? "");
-}
-
-function ticks(lo, hi, n = 4) {
-  const span = hi - lo || 1;
-  const step0 = span / n, mag = 10 ** Math.floor(Math.log10(step0));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= step0) || step0;
-  const out = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-9; v += step) out.push(Math.round(v / step) * step);
-  return out;
-}
-
-function frame(titleId, title, body) {
-  return html`<svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${titleId}" preserveAspectRatio="xMidYMid meet"><title>${title}</title>${body}</svg>`;
-}
-
-/**
- * Vertical bars from a zero line: items [{label, value (a number), text}], one series or two
- * (values: [a, b] with classes). Returns the SVG's markup.
- */
-export function columnChart({ items, titleId, title, classes, valueText }) {
-  if (!items.length) return html`<p class="chart-empty">${gettext("Nothing in this period.")}</p>`;
-  const series = items[0].values.length;
-  const all = items.flatMap((i) => i.values);
-  const lo = Math.min(0, ...all), hi = Math.max(0, ...all, lo === 0 ? 1e-9 : 0);
-  const grid = ticks(lo, hi);
-  const top = Math.max(hi, grid[grid.length - 1]), bottom = Math.min(lo, grid[0]);
-  const y = (v) => TOP + (top - v) / ((top - bottom) || 1) * (H - TOP - BOTTOM);
-  const band = (W - LEFT - RIGHT) / items.length, bar = Math.max(1, (band * 0.8) / series);
-  const every = Math.ceil(items.length / 12);
-  const parts = [];
-  for (const t of grid) {
-    parts.push(html`<line class="grid-line" x1="${LEFT}" x2="${W - RIGHT}" y1="${y(t)}" y2="${y(t)}"></line>`,
-      html`<text x="${LEFT - 6}" y="${y(t) + 4}" text-anchor="end">${valueText(t)}</text>`);
-  }
-  items.forEach((item, i) => {
-    item.values.forEach((v, s) => {
-      const x = LEFT + i * band + band * 0.1 + s * bar;
-      const y0 = y(Math.max(v, 0)), h = Math.max(1, Math.abs(y(v) - y(0)));
-      parts.push(html`<rect class="${classes[s]}${v < 0 ? " neg" : ""}" x="${x.toFixed(1)}" y="${y0.toFixed(1)}" width="${bar.toFixed(1)}" height="${h.toFixed(1)}"><title>${item.label}: ${item.texts[s]}</title></rect>`);
-    });
-    if (i % every === 0) {
-      parts.push(html`<text x="${(LEFT + i * band + band / 2).toFixed(1)}" y="${H - BOTTOM + 16}" text-anchor="middle">${item.label}</text>`);
-    }
-  });
-  parts.push(html`<line class="axis" x1="${LEFT}" x2="${W - RIGHT}" y1="${y(0)}" y2="${y(0)}"></line>`);
-  return frame(titleId, title, parts);
-}
-
-/** Horizontal bars: items [{label, value, text}], longest first as given. */
-export function barChart({ items, titleId, title, cls }) {
-  if (!items.length) return html`<p class="chart-empty">${gettext("Nothing in this period.")}</p>`;
-  const height = TOP + items.length * 22 + 8, left = 150;
-  const hi = Math.max(...items.map((i) => i.value), 1e-9);
-  const parts = items.map((item, i) => {
-    const w = Math.max(1, (item.value / hi) * (W - left - 70));
-    const yy = TOP + i * 22;
-    return html`<text x="${left - 8}" y="${yy + 14}" text-anchor="end">${item.label.slice(0, 22)}</text><rect class="${cls}" x="${left}" y="${yy + 2}" width="${w.toFixed(1)}" height="16"><title>${item.label}: ${item.text}</title></rect><text x="${(left + w + 6).toFixed(1)}" y="${yy + 14}">${item.text}</text>`;
-  });
-  return html`<svg viewBox="0 0 ${W} ${height}" role="img" aria-labelledby="${titleId}"><title>${title}</title>${parts}</svg>`;
 }
 
 function params(group) {
@@ -122,26 +64,39 @@ function renderTables(report) {
     <td>${percent(s.hold)}</td><td>${percent(s.theoretical_hold)}</td></tr>`)}`);
 }
 
+/** The width a chart's body has on screen (its SVG is drawn that wide). */
+const widthOf = (id) => Math.max(240, Math.floor($(`#${id} .chart-body`).getBoundingClientRect().width));
+let drawn = null;  // the last figures drawn, to draw again at a new width
+
 function renderCharts(main, byDay, byDealer) {
+  drawn = [main, byDay, byDealer];
   $("#chart-ggr .chart-body").innerHTML = String(columnChart({
-    titleId: "chart-ggr-title", title: gettext("GGR by day"), classes: ["bar-ggr"], valueText: (v) => money(String(v.toFixed(2)), locale()),
+    width: widthOf("chart-ggr"), titleId: "chart-ggr-title", title: gettext("GGR by day"), classes: ["bar-ggr"],
+    valueText: (v) => money(String(v.toFixed(2)), locale()),
     items: byDay.rows.map((r) => ({ label: rowLabel("day", r), values: [Number(r.ggr)], texts: [amount(r.ggr)] })),
   }));
-  $("#chart-hold .chart-body").innerHTML = String(columnChart({
-    titleId: "chart-hold-title", title: gettext("Hold per bet type: observed and theoretical"), classes: ["bar-observed", "bar-theory"],
-    valueText: (v) => `${v} %`,
+  $("#chart-hold .chart-body").innerHTML = String(barChart({
+    width: widthOf("chart-hold"), titleId: "chart-hold-title", title: gettext("Hold per bet type: observed and theoretical"),
+    classes: ["bar-observed", "bar-theory"],
     items: main.total.spots.filter((s) => s.hold !== null).map((s) => ({
       label: spotName(s.spot), values: [Number(s.hold), Number(s.theoretical_hold ?? 0)],
-      texts: [format(gettext("observed %(v)s"), { v: percent(s.hold) }), format(gettext("theoretical %(v)s"), { v: percent(s.theoretical_hold) })],
+      texts: [percent(s.hold), percent(s.theoretical_hold)],
+      titles: [format(gettext("observed %(v)s"), { v: percent(s.hold) }), format(gettext("theoretical %(v)s"), { v: percent(s.theoretical_hold) })],
     })),
   }));
   $("#chart-pace .chart-body").innerHTML = String(barChart({
-    titleId: "chart-pace-title", title: gettext("Rounds per hour by dealer"), cls: "bar-pace",
+    width: widthOf("chart-pace"), titleId: "chart-pace-title", title: gettext("Rounds per hour by dealer"), classes: ["bar-pace"],
     items: byDealer.rows.filter((r) => r.rounds_per_hour !== null)
-      .map((r) => ({ label: rowLabel("dealer", r), value: Number(r.rounds_per_hour), text: decimal2(r.rounds_per_hour) }))
-      .sort((a, b) => b.value - a.value),
+      .map((r) => ({ label: rowLabel("dealer", r), values: [Number(r.rounds_per_hour)], texts: [decimal2(r.rounds_per_hour)] }))
+      .sort((a, b) => b.values[0] - a.values[0]),
   }));
 }
+let widths = "";
+new ResizeObserver(() => {
+  const now = ["chart-ggr", "chart-hold", "chart-pace"].map(widthOf).join();
+  if (drawn && now !== widths) renderCharts(...drawn);
+  widths = now;
+}).observe($(".report-charts"));
 
 function rememberDealers(byDealer) {
   for (const r of byDealer.rows) if (r.key) dealers.set(r.key, r.label);
