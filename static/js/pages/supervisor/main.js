@@ -1,17 +1,31 @@
 // The supervisor console (docs/SUPERVISOR.md): the floor's tiles and open incidents (tiles.js), one
-// incident (incident.js), the history (history.js), refreshed by one request (floor.js), and the keys.
+// incident (incident.js), the history (history.js), refreshed by one request (floor.js), what calls
+// for attention (alarms.js), and the keys. The rarely opened parts load when first asked for.
 
 import { refresh } from "./floor.js";
 import { closeIncident } from "./incident.js";
 import { reload } from "./history.js";
 import "./integrity.js";
-import "./reports.js";
-import "./settings.js";
 import "./tiles.js";
+import "./alarms.js"; // after tiles.js: it marks the tiles tiles.js has drawn
 import { $, emit, on, state } from "./ui.js";
 import { openIncidents } from "./words.js";
 
 on("changed", () => refresh());
+
+// A table's settings dialog (a tile's button) and the reports (closed until the head's link, a page
+// opened at #reports or the panel's Open button asks for them) are modules loaded the first time.
+on("open-settings", (id) => import("./settings.js").then((m) => m.openSettings(id)));
+function openReports() {
+  if (location.hash !== "#reports") return;
+  $("#reports-body").hidden = false;
+  $("#reports-open").hidden = true;
+  $("#reports-open").setAttribute("aria-expanded", "true");
+  import("./reports.js");
+}
+$("#reports-open").addEventListener("click", () => { location.hash = "#reports"; openReports(); $("#r-group").focus(); });
+window.addEventListener("hashchange", openReports);
+openReports();
 
 document.addEventListener("keydown", (e) => {
   if (e.ctrlKey || e.metaKey || e.altKey) return;

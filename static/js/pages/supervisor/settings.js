@@ -1,4 +1,5 @@
-// The table settings dialog (templates/partials/supervisor_table_settings.html), opened from a tile:
+// The table settings dialog (templates/partials/supervisor_table_settings.html), opened from a tile
+// (loaded by main.js the first time one is):
 // the table's random multipliers as JSON (GET and PATCH /api/tables/{id}/; a refusal's
 // `fields.multipliers` shown at the field, anything else in the dialog's alert), and every spot's
 // exact return as the table is set now (GET /api/tables/{id}/odds/), a spot the server flags with
@@ -7,7 +8,7 @@
 import { html } from "../../html.js";
 import { format, gettext } from "../../i18n.js";
 import { spotName } from "../play/words.js";
-import { $, api, emit, on, showOk, tableName } from "./ui.js";
+import { $, api, emit, showOk, tableName } from "./ui.js";
 
 export const settingsDialog = $("#settings-dialog");
 const field = $("#settings-multipliers"), fieldError = $("#settings-mult-error"), alertBox = $("#settings-alert");
@@ -51,7 +52,8 @@ async function loadReturns() {
     { spots: high.map((r) => `${spotName(r.spot)} (${r.rtp}%)`).join(", ") }) : "";
 }
 
-async function openSettings(id) {
+/** Open the dialog for a table (main.js calls it when a tile's Settings is pressed). */
+export async function openSettings(id) {
   tableId = id;
   setAlert(""); setFieldError(null);
   $("#settings-title").textContent = format(gettext("Table settings · %(table)s"), { table: tableName(id) });
@@ -66,7 +68,6 @@ async function openSettings(id) {
   } catch (e) { setAlert(e.message); }
 }
 
-on("open-settings", openSettings);
 $("#settings-cancel").addEventListener("click", () => settingsDialog.close());
 $("#settings-preset").addEventListener("click", () => {
   // An example to edit: the side bets offered here (else every spot), one of them drawn a round.

@@ -194,6 +194,7 @@ $("#raise-form").addEventListener("submit", async (e) => {
   const btn = $("#raise-submit"); btn.disabled = true;
   try {
     const inc = await api("POST", `rounds/${raiseRound}/incidents/`, { kind: $("#raise-kind").value, notes: $("#raise-notes").value });
+    emit("incident-raised", inc.id);  // raised here: no alarm for it
     dialog.close();
     showOk(inc.paused_round
       ? format(gettext("Incident #%(id)s raised: round #%(round)s is paused."), { id: inc.id, round: inc.round })
