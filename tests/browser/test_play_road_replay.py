@@ -188,6 +188,7 @@ def test_a_round_from_my_history_is_replayed_card_by_card(studio_url, page, phon
     accessible(phone_page, "a replay on a phone")
     shot(phone_page, "replay-phone", full_page=False)
     assert page.js_errors == [] and phone_page.js_errors == []
+    assert page.csp_violations == [] and phone_page.csp_violations == []  # the module loaded on demand is the studio's
 
 
 def test_the_round_page_names_the_tables_spots_shows_time_zones_and_puts_my_bets_first_on_a_phone(

@@ -1,19 +1,23 @@
 """The rules page and the round page: who may see them (404 as for what does not exist), and that
 they say what the engine pays (RULES.md's worked examples)."""
+import gettext
 import re
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.template.loader import render_to_string
 from django.test import Client
+from django.utils import translation
 
 from bets.services import bet_place
 from incidents.services import incident_raise, incident_void
 from tables.models import Match, MatchPlayer, Round
 from tables.services import card_deal, round_close_betting, round_open, table_update
 from virtual.dealer import tick
-from web.rules import table_rules, worked_examples
+from web.rules import table_rules, table_spot_name, worked_examples
 
 from tests.audit.world import build
 from tests.web.test_page_policy import EXTERNAL, HANDLER, INLINE_SCRIPT
@@ -229,3 +233,17 @@ def test_the_round_pages_chain_shows_a_run_of_other_records_as_one_line(table, d
     chain = client_of(alice).get(f"/rounds/{rnd.pk}/").content.decode().split('data-testid="audit"')[1].split("</table>")[0]
     assert chain.count('class="other"') == 1 and "3 other records of this table" in chain
     assert chain.count('class="own"') == 4  # opened, betting closed, the card, finished
+
+
+@pytest.mark.parametrize("lang", [code for code, _name in settings.LANGUAGES])
+def test_the_round_page_names_spots_with_the_player_pages_words(lang):
+    """The round page (web/rules.py table_spot_name, django.po) and the player page (words.js
+    spotName, djangojs.po) say a spot the same way in every language."""
+    mo = Path(settings.BASE_DIR) / "locale" / lang / "LC_MESSAGES" / "djangojs.mo"
+    js = gettext.GNUTranslations(mo.open("rb")) if mo.exists() else gettext.NullTranslations()
+    with translation.override(lang):
+        assert table_spot_name("first_andar") == js.gettext("1st Andar")
+        assert table_spot_name("first_bahar") == js.gettext("1st Bahar")
+        assert table_spot_name("first_three") == js.gettext("First 3")
+        assert table_spot_name("count_6_10") == js.gettext("%(low)s–%(high)s cards") % {"low": 6, "high": 10}
+        assert table_spot_name("andar") == js.pgettext("side", "Andar")

@@ -3,9 +3,11 @@
 // virtual dealer's proof, added by partials/play_extras.html). The page tells these views what
 // happens through document events: "play:event" (each table stream event) and "play:personal"
 // (the player's own messages, bet.settled ...). See docs/PLAYER_PAGE.md.
+// What only some pages or some moments need is loaded then, by the hashed URL the template gives
+// (#play-extras's data-): the fairness panel's module at a virtual dealer's table, a replay's when
+// a player first asks for one; a cold load carries neither.
 
 import { client, pageToken } from "../../api.js";
-import { mountFairness } from "./fairness.js";
 import { mountHistory } from "./history.js";
 import { mountStats } from "./stats.js";
 
@@ -19,7 +21,8 @@ if (root) {
   const stats = document.getElementById("stats-panel");
   if (stats) mountStats(stats, { api, table, on });
   const history = document.getElementById("my-history");
-  if (history && root.dataset.player === "1") mountHistory(history, { api, on });
+  const { replay, replayCss } = root.dataset;
+  if (history && root.dataset.player === "1") mountHistory(history, { api, on, replay, replayCss });
   const fairness = document.getElementById("fairness");
-  if (fairness) mountFairness(fairness, { api, table, on });
+  if (fairness && root.dataset.fairness) import(root.dataset.fairness).then((m) => m.mountFairness(fairness, { api, table, on }));
 }

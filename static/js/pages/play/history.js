@@ -10,7 +10,6 @@ import { format, gettext, locale, pgettext } from "../../i18n.js";
 import { money } from "../../money.js";
 import { when } from "../../time.js";
 import { refresher } from "./refresh.js";
-import { replayer } from "./replay.js";
 import { spotName, timesText } from "./words.js";
 
 const BET_STATUS = {
@@ -64,8 +63,9 @@ export function roundHTML(r, { tables = {}, lang = locale() } = {}) {
   </li>`;
 }
 
-/** Fills #my-history (after its h2) and keeps it current. */
-export function mountHistory(section, { api, on }) {
+/** Fills #my-history (after its h2) and keeps it current; `replay` and `replayCss` are the URLs of
+ *  replay.js and its style, loaded at the first Replay. */
+export function mountHistory(section, { api, on, replay: replayURL, replayCss }) {
   const list = document.createElement("ol");
   list.className = "gi-history";
   list.dataset.testid = "history-list";
@@ -89,11 +89,19 @@ export function mountHistory(section, { api, on }) {
   let tables = null;
   let next = null;
   const rows = new Map();  // each shown round's row, for its replay
-  const replay = replayer();
-  list.addEventListener("click", (e) => {
+  let replay = null;
+  list.addEventListener("click", async (e) => {
     const button = e.target.closest("[data-replay]");
     const row = button && rows.get(Number(button.dataset.replay));
-    if (row) replay(row, button);
+    if (!row) return;
+    try {
+      replay = replay || (await import(replayURL)).replayer(replayCss);
+      (await replay)(row, button);
+    } catch (err) {
+      replay = null;
+      error.textContent = err.message;
+      error.hidden = false;
+    }
   });
 
   async function names() {

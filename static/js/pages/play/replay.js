@@ -4,6 +4,7 @@
 // row of GET /api/me/rounds/ as the server wrote it: the cards with their positions and sides, the
 // winner, the void, staked, returned and net. Each step is said in the dialog's polite live region;
 // Stop halts the deal, Close (or Escape) ends the replay and gives the focus back to its button.
+// history.js loads this module, and it its style (static/css/replay.css), at the first Replay.
 
 import { cardHTML, cardName } from "../../cards.js";
 import { html } from "../../html.js";
@@ -70,9 +71,19 @@ function dialog() {
   return box;
 }
 
-/** The replayer of the history: `replay(round, opener)` opens the dialog and deals the round. */
-export function replayer() {
-  let box = null, timer = null, round = null, opener = null;
+/** Its style, once: resolves when the sheet has loaded (or failed: the dialog still works). */
+function style(href) {
+  if (!href || !globalThis.document) return Promise.resolve();
+  const link = Object.assign(document.createElement("link"), { rel: "stylesheet", href });
+  const loaded = new Promise((resolve) => { link.onload = link.onerror = resolve; });
+  document.head.append(link);
+  return loaded;
+}
+
+/** The replayer of the history: `await replay(round, opener)` opens the dialog and deals the round;
+ *  `css` is the URL of its style sheet. */
+export function replayer(css) {
+  let box = null, timer = null, round = null, opener = null, styled = null;
   const q = (sel) => box.querySelector(sel);
   const reduced = () => Boolean(globalThis.matchMedia && matchMedia("(prefers-reduced-motion: reduce)").matches);
 
@@ -131,7 +142,8 @@ export function replayer() {
     q("[aria-live]").textContent = gettext("Replay stopped.");
   }
 
-  return function replay(row, button) {
+  return async function replay(row, button) {
+    await (styled = styled || style(css));
     if (!box) {
       box = dialog();
       box.addEventListener("click", (e) => {
