@@ -276,6 +276,8 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "studio.schema.add_error_responses"],
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 999999999999999999}},
+    # An integrity check's status, also a table's and a dealer's (their worst check's): one enum, named.
+    "ENUM_NAME_OVERRIDES": {"IntegrityStatusEnum": ["ok", "watch", "alert"]},
     # Swagger UI from drf-spectacular-sidecar's static files, not a CDN, and without the badge it would
     # fetch from the online validator: /api/docs/ asks nothing of any other host.
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
