@@ -3,9 +3,10 @@
 // virtual dealer's proof, added by partials/play_extras.html). The page tells these views what
 // happens through document events: "play:event" (each table stream event) and "play:personal"
 // (the player's own messages, bet.settled ...). See docs/PLAYER_PAGE.md.
-// What only some pages or some moments need is loaded then, by the hashed URL the template gives
-// (#play-extras's data-): the fairness panel's module at a virtual dealer's table, a replay's when
-// a player first asks for one; a cold load carries neither.
+// What only some pages or some moments need is loaded then (import(), rewritten to hashed names by
+// studio/storage.py): the fairness panel's module at a virtual dealer's table, a replay's when a
+// player first asks for one (its style sheet's hashed URL is #play-extras's data-replay-css); a
+// cold load carries neither.
 
 import { client, pageToken } from "../../api.js";
 import { mountHistory } from "./history.js";
@@ -21,8 +22,7 @@ if (root) {
   const stats = document.getElementById("stats-panel");
   if (stats) mountStats(stats, { api, table, on });
   const history = document.getElementById("my-history");
-  const { replay, replayCss } = root.dataset;
-  if (history && root.dataset.player === "1") mountHistory(history, { api, on, replay, replayCss });
+  if (history && root.dataset.player === "1") mountHistory(history, { api, on, replayCss: root.dataset.replayCss });
   const fairness = document.getElementById("fairness");
-  if (fairness && root.dataset.fairness) import(root.dataset.fairness).then((m) => m.mountFairness(fairness, { api, table, on }));
+  if (fairness) import("./fairness.js").then((m) => m.mountFairness(fairness, { api, table, on }));
 }

@@ -63,9 +63,9 @@ export function roundHTML(r, { tables = {}, lang = locale() } = {}) {
   </li>`;
 }
 
-/** Fills #my-history (after its h2) and keeps it current; `replay` and `replayCss` are the URLs of
- *  replay.js and its style, loaded at the first Replay. */
-export function mountHistory(section, { api, on, replay: replayURL, replayCss }) {
+/** Fills #my-history (after its h2) and keeps it current; replay.js, and its style sheet at the URL
+ *  `replayCss`, are loaded at the first Replay. */
+export function mountHistory(section, { api, on, replayCss }) {
   const list = document.createElement("ol");
   list.className = "gi-history";
   list.dataset.testid = "history-list";
@@ -95,7 +95,7 @@ export function mountHistory(section, { api, on, replay: replayURL, replayCss })
     const row = button && rows.get(Number(button.dataset.replay));
     if (!row) return;
     try {
-      replay = replay || (await import(replayURL)).replayer(replayCss);
+      replay = replay || (await import("./replay.js")).replayer(replayCss);
       (await replay)(row, button);
     } catch (err) {
       replay = null;
