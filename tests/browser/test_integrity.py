@@ -95,6 +95,11 @@ def test_alerts_reach_the_open_console_live_and_are_acknowledged_with_a_note(
     expect(row).to_contain_text(f"{check['statistic']}{check['threshold']}{check['progress']}%")
     panel.scroll_into_view_if_needed()
     shot(page, "alerts")
+    page.set_viewport_size({"width": 1366, "height": 768})
+    panel.locator("#ig-tables").scroll_into_view_if_needed()
+    shot(page, "alerts-1366x768", full_page=False)
+    accessible(page, "two open alerts at 1366x768, the figures open")
+    page.set_viewport_size(MONITOR)
     accessible(page, "two open alerts")
 
     table_alert = alerts.filter(has_text="Table Salon 7")

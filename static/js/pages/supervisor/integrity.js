@@ -112,7 +112,7 @@ function subjectHTML(r) {
     <b class="ig-name">${r.name}</b></div>
     <p class="ig-say">${headline(r.checks)}</p>
     <details data-key="${r.key}"><summary>${gettext("The figures")} · ${ngettext("%(n)s round counted", "%(n)s rounds counted", r.rounds)}</summary>
-    <div class="scroll"><table class="grid ig-table"><thead><tr><th scope="col">${gettext("Check")}</th><th scope="col">${gettext("Statistic")}</th>
+    <div class="scroll" tabindex="0" role="region" aria-label="${format(gettext("The figures of %(name)s"), { name: r.name })}"><table class="grid ig-table"><thead><tr><th scope="col">${gettext("Check")}</th><th scope="col">${gettext("Statistic")}</th>
     <th scope="col">${gettext("Threshold")}</th><th scope="col">${gettext("Way to an alert")}</th><th scope="col">${gettext("Status")}</th></tr></thead>
     <tbody>${figures}</tbody></table></div></details>`;
 }
