@@ -33,10 +33,12 @@ def pages(api) -> list[tuple[str, str | None, str]]:
     """(name, who logs in or None, path): every page a person opens, on the demo's data."""
     tables = api("/api/lobby/")
     person = next(t for t in tables if t["driver"] == "person")
+    virtual = next((t for t in tables if t["driver"] == "virtual"), None)
     settled = [r for t in tables for r in api(f"/api/tables/{t['id']}/rounds/?last=20") if r["status"] == "settled"]
     found = [
         ("Lobby (a visitor)", None, "/play/"),
         ("Player page", "alice", f"/play/tables/{person['id']}/"),
+        *([("Player page, virtual", "alice", f"/play/tables/{virtual['id']}/")] if virtual else []),
         ("Table rules", "alice", f"/play/tables/{person['id']}/rules/"),
         ("Matches", "alice", "/matches/"),
         ("Dealer console", "dealer", "/console/"),

@@ -272,8 +272,14 @@ def virtual_url(transactional_db, virtual_table, request):
 def test_verify_a_virtual_dealers_round(virtual_url, virtual_table, page, phone_page, supervisor, accessible, shot):
     table = virtual_table
     rnd = wait_for(lambda: Round.objects.filter(table=table, status=Round.Status.BETTING).first())
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
     open_play(page, virtual_url, table.pk)
     fairness = page.locator("#fairness")
+    # Far below the fold, the proof's module and data come when the reader nears it, not with the page.
+    page.wait_for_load_state("networkidle")
+    assert not [url for url in asked if "fairness" in url or "rounds/?last=" in url], asked
+    fairness.scroll_into_view_if_needed()
     expect(fairness.get_by_test_id("fair-commitment")).to_have_text(rnd.commitment)  # before the deal
     expect(fairness.get_by_test_id("fair-revealed")).to_have_count(0)
     accessible(page, "the fairness panel while betting")
@@ -308,6 +314,7 @@ def test_verify_a_virtual_dealers_round(virtual_url, virtual_table, page, phone_
     codes[50], codes[51] = codes[51], codes[50]
     Round.objects.filter(pk=rnd.pk).update(pack=",".join(codes))
     page.reload()
+    fairness.scroll_into_view_if_needed()
     fairness.get_by_test_id("fair-verify").click()
     expect(fairness.get_by_test_id("fair-result")).to_contain_text("Does not match")
     expect(fairness.get_by_test_id("fair-result")).to_contain_text("do not give the published commitment")

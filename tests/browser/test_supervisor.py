@@ -385,6 +385,7 @@ def test_the_console_is_light_and_asks_no_other_host(page, live_server, login, l
     """A cold load (no cache) stays under 150 KB even uncompressed, every request to the studio."""
     table = live_round[0]
     login(page, live_server.url, "supervisor")
+    page.set_viewport_size({"width": 1280, "height": 600})  # a laptop's screen below its browser's bars
     page.route("**/*", lambda route: route.continue_())  # with routing on, Playwright uses no HTTP cache
     sizes: dict[str, int] = {}
     page.on("response", lambda r: sizes.__setitem__(r.url, len(r.body())) if r.ok else None)
@@ -394,6 +395,11 @@ def test_the_console_is_light_and_asks_no_other_host(page, live_server, login, l
     assert all(url.startswith(live_server.url) for url in sizes), list(sizes)
     assert any(url.endswith("/static/css/base.css") for url in sizes), list(sizes)  # cold: shared files came too
     assert sum(sizes.values()) < 150_000, sizes
+    # The history, below the fold, comes when the supervisor nears it: its module, then its rounds.
+    assert not [url for url in sizes if "/supervisor/history" in url or "/api/rounds/?" in url], list(sizes)
+    page.locator(".panel.history").scroll_into_view_if_needed()
+    expect(page.locator(f'#history-table tr.row[data-round="{live_round[1]}"]')).to_be_visible()
+    assert any("/supervisor/history" in url for url in sizes), list(sizes)
 
 
 def test_tiles_show_the_dealer_on_shift_a_rotation_due_and_a_table_under_maintenance(

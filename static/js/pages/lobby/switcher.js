@@ -1,13 +1,12 @@
 // The player page's table switcher (templates/partials/table_switcher.html): a disclosure whose menu
 // lists the lobby's tables (GET /api/lobby/, read each time it opens), each a link to its player
 // page with what it is doing now (as the lobby's answer says it when the menu opens), the page's own
-// table marked. Escape or a click elsewhere closes it. It imports no more than the lobby's words: the
-// player page's cold load stays under its budget (docs/PLAYER_PAGE.md).
+// table marked. Escape or a click elsewhere closes it. The lobby's words come with the first opening
+// (import()): the player page's cold load carries none of them (docs/PLAYER_PAGE.md).
 
 import { client, pageToken } from "../../api.js";
 import { html } from "../../html.js";
 import { gettext, locale } from "../../i18n.js";
-import { countdownText, phaseLine, stateName } from "./words.js";
 
 const FINAL = new Set(["finished", "settled"]);
 
@@ -28,7 +27,7 @@ if (box) {
   const api = client({ token: pageToken("play-token") });
   const summary = box.querySelector("summary");
 
-  const draw = (rows) => {
+  const draw = (rows, { countdownText, phaseLine, stateName }) => {
     const loc = locale();
     // a link focused in the list drawn last keeps the focus in the new one (a reader who moved on before it came)
     const focused = list.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
@@ -44,7 +43,8 @@ if (box) {
   box.addEventListener("toggle", async () => {
     if (!box.open) return;
     try {
-      draw(await api("GET", "lobby/"));
+      const [rows, words] = await Promise.all([api("GET", "lobby/"), import("./words.js")]);
+      draw(rows, words);
     } catch (e) {
       list.innerHTML = html`<li class="muted">${e.message}</li>`.toString();
     }

@@ -4,11 +4,13 @@
 // happens through document events: "play:event" (each table stream event) and "play:personal"
 // (the player's own messages, bet.settled ...). See docs/PLAYER_PAGE.md.
 // What only some pages or some moments need is loaded then (import(), rewritten to hashed names by
-// studio/storage.py): the fairness panel's module at a virtual dealer's table, a replay's when a
+// studio/storage.py): the fairness panel's module and data at a virtual dealer's table when the
+// reader comes near the panel (it sits below the board and the side panels), a replay's when a
 // player first asks for one (its style sheet's hashed URL is #play-extras's data-replay-css); a
 // cold load carries neither.
 
 import { client, pageToken } from "../../api.js";
+import { whenNear } from "../../nearby.js";
 import { mountHistory } from "./history.js";
 import { mountStats } from "./stats.js";
 
@@ -20,9 +22,10 @@ if (root) {
   const rules = document.getElementById("rules-link");
   if (rules && !rules.getAttribute("href")) rules.setAttribute("href", root.dataset.rules);
   const stats = document.getElementById("stats-panel");
-  if (stats) mountStats(stats, { api, table, on });
+  const drawn = stats ? mountStats(stats, { api, table, on }) : Promise.resolve();
   const history = document.getElementById("my-history");
   if (history && root.dataset.player === "1") mountHistory(history, { api, on, replayCss: root.dataset.replayCss });
   const fairness = document.getElementById("fairness");
-  if (fairness) import("./fairness.js").then((m) => m.mountFairness(fairness, { api, table, on }));
+  // watched once the statistics above it are drawn: before, the panel sits near the top
+  if (fairness) drawn.then(() => whenNear(fairness, () => import("./fairness.js").then((m) => m.mountFairness(fairness, { api, table, on }))));
 }

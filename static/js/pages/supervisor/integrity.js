@@ -142,9 +142,11 @@ function renderChecks(data) {
   renderList($("#ig-dealers"), data.dealers.map((d) => ({ key: `dealer-${d.dealer}`, ...d })));
 }
 
-let timer = null;
+let timer = null, lastRead = -Infinity;
+const FRESH_MS = 5000; // a stream (re)connect's snapshot re-reads the checks only when older than this
 export async function refreshChecks() {
   clearTimeout(timer);
+  lastRead = Date.now();
   try {
     renderChecks(await api("GET", "integrity/"));
   } catch (e) {
@@ -170,7 +172,7 @@ export function onMessage(m) {
     emit("integrity-acknowledged", m.alert.id);
   } else return;
   renderAlerts();
-  refreshChecks();
+  if (m.type !== "snapshot" || Date.now() - lastRead > FRESH_MS) refreshChecks(); // the page's first read is fresh
 }
 
 panel.addEventListener("submit", async (e) => {
@@ -205,4 +207,4 @@ const socket = new LiveSocket(socketURL("/ws/supervisors/", pageToken("sv-token"
   },
 });
 socket.open();
-refreshChecks();
+export const firstChecks = refreshChecks(); // resolved once the first checks are drawn
