@@ -21,7 +21,6 @@ STATUSES = [ig.OK, ig.WATCH, ig.ALERT]
 
 class CheckSerializer(serializers.Serializer):
     check = serializers.CharField(help_text="The check's name (docs/INTEGRITY.md).")
-    signal = serializers.CharField(help_text="What it counts each round.")
     statistic = serializers.IntegerField(help_text="CUSUM score (hundredths of a log-likelihood ratio); card_absent: rounds.")
     threshold = serializers.IntegerField(help_text="The statistic that raises an alert.")
     watch = serializers.IntegerField(help_text="The statistic from which the status is `watch`.")
@@ -29,7 +28,6 @@ class CheckSerializer(serializers.Serializer):
                                         "percentage of the threshold, rounded down (100 and more: reached).")
     status = serializers.ChoiceField(choices=STATUSES, help_text="`alert` while an alert of the check is open.")
     alert = serializers.IntegerField(allow_null=True, help_text="The open alert's id, if any.")
-    description = serializers.CharField()
 
 
 class TableChecksSerializer(serializers.Serializer):

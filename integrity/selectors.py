@@ -49,13 +49,12 @@ def progress(statistic: int, threshold: int) -> int:
 
 def _checks(state: dict, checks, open_alerts: dict[str, int]) -> list[dict]:
     out = []
-    for check, result in zip(checks, ig.evaluate(state, checks), strict=True):
+    for result in ig.evaluate(state, checks):
         alert = open_alerts.get(result.check)
         out.append({
-            "check": result.check, "signal": result.signal, "statistic": result.statistic,
+            "check": result.check, "statistic": result.statistic,
             "threshold": result.threshold, "watch": result.watch, "progress": progress(result.statistic, result.threshold),
             "status": ig.ALERT if alert else result.status, "alert": alert,
-            "description": check.description,
         })
     return out
 

@@ -106,7 +106,7 @@ export function headline(checks) {
 const LIGHT = { ok: () => gettext("ok"), watch: () => gettext("watch"), alert: () => gettext("alert") };
 
 function subjectHTML(r) {
-  const figures = r.checks.map((c) => html`<tr data-status="${c.status}"><th scope="row" title="${c.description}">${checkName(c.check)}</th>
+  const figures = r.checks.map((c) => html`<tr data-status="${c.status}"><th scope="row">${checkName(c.check)}</th>
     <td>${c.statistic}</td><td>${c.threshold}</td><td>${c.progress}%</td><td><span class="ig-st">${LIGHT[c.status]()}</span></td></tr>`);
   return html`<div class="ig-line"><span class="ig-light" data-status="${r.status}"><i aria-hidden="true"></i>${LIGHT[r.status]()}</span>
     <b class="ig-name">${r.name}</b></div>
