@@ -162,6 +162,20 @@ def test_voided_round_page_says_why_and_refunds(table, dealer, alice, supervisor
     assert "Shoe jammed: cards unreadable" in text and "refunded" in text.lower()
 
 
+def test_an_audit_records_form_is_text_on_the_page_markup_escaped_quotes_kept(table, dealer, alice, supervisor):
+    """The forms read as JSON (its own quotes: a record is about 60 of them) and what a person typed
+    stays text: a void reason with markup in it is never markup."""
+    rnd = round_open(table_id=table.pk, joker="KS", dealer=dealer)
+    incident = incident_raise(round_id=rnd.pk, actor=supervisor, kind="equipment", notes="ok")
+    incident_void(incident_id=incident.pk, actor=supervisor, reason='<img src=x onerror="alert(1)"> & "more"')
+    text = client_of(supervisor).get(f"/rounds/{rnd.pk}/").content.decode()
+    forms = [part.split("</code>")[0] for part in text.split('<code class="form">')[1:]]
+    assert forms and all(form.startswith('{"action":"') for form in forms)
+    voided = next(form for form in forms if '"action":"voided"' in form)
+    assert '&lt;img src=x onerror=\\"alert(1)\\"&gt; &amp; \\"more\\"' in voided, voided
+    assert "<img" not in text
+
+
 def test_private_table_round_is_404_to_a_supervisor_free_outsider(make_table, alice, bob, dealer):
     table = private_table(make_table, alice)
     rnd = Round.objects.create(table=table, settings=table.snapshot(), joker="KS", first_side="andar",
