@@ -299,9 +299,12 @@ def test_chips_are_a_radio_group_and_double_clear_undo_repeat_sit_with_them(
     # Over the table's limit (500 a round): the server refuses, and its message covers no bet button.
     bet(page, "250", "count_1_5")
     expect(page.get_by_test_id("balance")).to_have_text("680")
+    before = {t: page.get_by_test_id(t).bounding_box() for t in ("spot-andar", "spot-count_11_15", "chip-10", "repeat")}
     bet(page, "250", "count_11_15")
     toast = page.get_by_test_id("error")
     expect(toast).to_be_visible()
+    # Nothing moves under a finger: the refusal takes no room from the board, the chips or the buttons.
+    assert {t: page.get_by_test_id(t).bounding_box() for t in before} == before
     toast_box = toast.bounding_box()
     for test_id in ("chip-10", "chip-250", "undo", "clear", "double", "repeat", "spot-andar", "spot-bahar", "spot-count_11_15"):
         assert not overlaps(toast_box, page.get_by_test_id(test_id).bounding_box()), test_id
