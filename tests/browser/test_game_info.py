@@ -111,6 +111,15 @@ def test_statistics_after_some_finished_rounds(studio_url, page, table, dealer, 
     counts = stats.get_by_test_id("count-table")
     expect(counts.locator("tbody tr").first).to_contain_text("1-5")
     expect(counts.locator("tbody tr").first.locator("td").first).to_have_text("2")
+    # The chart is drawn at the panel's width: its text shows at its 12 px, every bar inside it.
+    chart = stats.locator("svg.gi-chart")
+    box = chart.bounding_box()
+    assert abs(box["width"] - float(chart.get_attribute("width"))) < 1, box
+    sizes = chart.locator("text").evaluate_all("els => els.map(e => e.getBoundingClientRect().height)")
+    assert sizes and min(sizes) >= 11, sizes  # a 12 px glyph box, not the 6 px of a chart shrunk to fit
+    for bar in chart.locator("rect.obs").all():
+        b = bar.bounding_box()
+        assert b["x"] >= box["x"] and b["x"] + b["width"] <= box["x"] + box["width"] + 0.5, (b, box)
     accessible(page, "the statistics")
     shot(page, "stats-3-rounds")
 

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { beadColumns, chartBars, statsHTML } from "../../static/js/pages/play/stats.js";
+import { beadColumns, chartBars, chartSVG, statsHTML } from "../../static/js/pages/play/stats.js";
 import { nextPath, roundHTML, spotLabel } from "../../static/js/pages/play/history.js";
 import { proofOf, proofReport } from "../../static/js/pages/play/fairness.js";
 import { refresher } from "../../static/js/pages/play/refresh.js";
@@ -16,6 +16,19 @@ test("the bead plate pours results column by column, six to a column, newest las
   const wide = beadColumns(results(["andar"]), 6, 3);
   assert.equal(wide.length, 3);
   assert.deepEqual(wide[2], [null, null, null, null, null, null]);
+});
+
+test("the card-count chart is drawn at the width it is shown: a row per box, the longest bar and its count inside", () => {
+  const boxes = [{ box: "1-5", observed: 1234, expected: "20.00" }, { box: "46-49", observed: 3, expected: "0.10" }];
+  for (const width of [220, 380]) {
+    const svg = String(chartSVG(boxes, width));
+    assert.match(svg, new RegExp(`viewBox="0 0 ${width} 42" width="${width}" height="42"`)); // one unit a pixel
+    const rects = [...svg.matchAll(/<rect class="obs" x="([\d.]+)" y="[\d.]+" width="([\d.]+)"/g)].map((m) => Number(m[1]) + Number(m[2]));
+    const counts = [...svg.matchAll(/<text class="n" x="([\d.]+)"/g)].map((m) => Number(m[1]));
+    assert.equal(Math.max(...rects), width - 34); // the longest bar leaves the count its room
+    assert.ok(counts.every((x) => x + 4 * 8 <= width + 2), counts); // four digits of 12 px text fit
+  }
+  assert.match(String(chartSVG(boxes, 50)), /width="200"/); // never narrower than its labels need
 });
 
 test("chart bars scale observed and expected counts by the larger of both", () => {

@@ -40,22 +40,25 @@ export function chartBars(boxes, { width = 320, height = 120 } = {}) {
   }));
 }
 
-const CHART = { width: 320, height: 120, label: 16, head: 12 };
+// The chart is drawn at the width it is shown (one SVG unit a pixel), so its 12 px text stays 12 px
+// in a narrow side panel: a row per box, its name, a bar of the rounds observed, a dashed mark where
+// the expected count falls, and the count.
+const CHART = { row: 20, label: 46, count: 34, min: 200 };
 
-function chartSVG(boxes) {
-  const bars = chartBars(boxes, CHART);
-  const base = CHART.head + CHART.height;
-  const body = bars.map((b) => {
-    const w = Math.max(4, b.slot * 0.56), x = b.x + (b.slot - w) / 2;
-    const ey = base - b.expectedHeight;
-    return html`<g><rect class="obs" x="${x.toFixed(1)}" y="${(base - b.observedHeight).toFixed(1)}" width="${w.toFixed(1)}" height="${b.observedHeight.toFixed(1)}"></rect>`
-      + html`<line class="exp" x1="${(b.x + 2).toFixed(1)}" x2="${(b.x + b.slot - 2).toFixed(1)}" y1="${ey.toFixed(1)}" y2="${ey.toFixed(1)}"></line>`
-      + html`<text class="n" x="${(b.x + b.slot / 2).toFixed(1)}" y="${(base - b.observedHeight - 2).toFixed(1)}">${b.observed}</text>`
-      + html`<text class="box" x="${(b.x + b.slot / 2).toFixed(1)}" y="${base + CHART.label - 3}">${b.box}</text></g>`;
+export function chartSVG(boxes, width = 320) {
+  width = Math.max(CHART.min, Math.round(width));
+  const plot = width - CHART.label - CHART.count;
+  const bars = chartBars(boxes, { width: plot, height: plot });
+  const h = boxes.length * CHART.row + 2;
+  const body = bars.map((b, i) => {
+    const y = i * CHART.row + 1, mid = y + CHART.row / 2, ex = CHART.label + b.expectedHeight;
+    return html`<g><text class="box" x="${CHART.label - 6}" y="${mid + 4}">${b.box}</text>`
+      + html`<rect class="obs" x="${CHART.label}" y="${y + 4}" width="${b.observedHeight.toFixed(1)}" height="${CHART.row - 8}"></rect>`
+      + html`<line class="exp" x1="${ex.toFixed(1)}" x2="${ex.toFixed(1)}" y1="${y + 1}" y2="${y + CHART.row - 1}"></line>`
+      + html`<text class="n" x="${(CHART.label + b.observedHeight + 4).toFixed(1)}" y="${mid + 4}">${b.observed}</text></g>`;
   }).join("");
-  const h = CHART.head + CHART.height + CHART.label;
-  return html`<svg class="gi-chart" viewBox="0 0 ${CHART.width} ${h}" width="100%" aria-hidden="true" focusable="false">`
-    + html`<line class="axis" x1="0" x2="${CHART.width}" y1="${base}" y2="${base}"></line>${raw(body)}</svg>`;
+  return html`<svg class="gi-chart" viewBox="0 0 ${width} ${h}" width="${width}" height="${h}" aria-hidden="true" focusable="false">`
+    + html`<line class="axis" x1="${CHART.label}" x2="${CHART.label}" y1="0" y2="${h}"></line>${raw(body)}</svg>`;
 }
 
 function beadPlate(results) {
@@ -69,7 +72,7 @@ function beadPlate(results) {
   return html`<div class="gi-beads-wrap"><div class="gi-beads" role="img" aria-label="${label}" data-testid="bead-plate">${columns.map((col) => html`<div class="col">${col.map((r) => r === null ? html`<span class="bead empty"></span>` : html`<span class="bead ${r.winner}" data-round="${r.round}" title="${format(gettext("Round %(id)s: %(side)s, %(n)s cards"), { id: r.round, side: SIDE_NAME[r.winner](), n: r.cards_dealt })}">${SIDE_LETTER[r.winner]()}</span>`)}</div>`)}</div></div>`;
 }
 
-export function statsHTML(s, last, lang = locale()) {
+export function statsHTML(s, last, lang = locale(), width = 320) {
   const rows = s.card_count;
   const expected = (v) => number(v, lang, { min: 2, max: 2 });  // the server's two decimals, as it writes them
   return html`
@@ -86,7 +89,7 @@ export function statsHTML(s, last, lang = locale()) {
       <div><dt>${gettext("Longest streaks")}</dt><dd data-testid="streaks">${format(gettext("Andar %(a)s, Bahar %(b)s"), { a: s.longest_streaks.andar, b: s.longest_streaks.bahar })}</dd></div>
     </dl>
     <h3 class="gi-sub">${gettext("Cards dealt per round: observed and expected")}</h3>
-    ${rows.length ? raw(chartSVG(rows)) : ""}
+    <div class="gi-chart-wrap">${rows.length ? raw(chartSVG(rows, width)) : ""}</div>
     <p class="gi-legend" aria-hidden="true"><span class="key obs"></span>${gettext("observed")} <span class="key exp"></span>${gettext("expected")}</p>
     <div class="sr-only"><table data-testid="count-table">
       <caption>${gettext("Card-count boxes: rounds observed and expected")}</caption>
@@ -101,11 +104,14 @@ export function mountStats(section, { api, table, on }) {
   body.className = "gi-stats";
   body.setAttribute("aria-live", "off");
   section.append(body);
-  let last = 100;
+  let last = 100, shown = null, drawnAt = 0;
+  const width = () => body.clientWidth || 320;
   const refresh = refresher(async () => {
     try {
       const s = await api("GET", `tables/${table}/stats/?last=${last}`);
-      body.innerHTML = String(statsHTML(s, last));
+      shown = s;
+      drawnAt = width();
+      body.innerHTML = String(statsHTML(s, last, locale(), drawnAt));
       for (const plate of body.querySelectorAll(".gi-beads-wrap, .gi-road-wrap")) plate.scrollLeft = plate.scrollWidth;  // the newest in view
     } catch (e) {
       body.innerHTML = String(html`<p class="bad" role="alert">${e.message}</p>`);
@@ -120,5 +126,13 @@ export function mountStats(section, { api, table, on }) {
   on("play:event", (event) => {
     if (["round.finished", "round.settled", "round.voided", "round.corrected"].includes(event.type)) refresh();
   });
+  if ("ResizeObserver" in globalThis) {  // the chart drawn again at the panel's new width
+    new ResizeObserver(() => {
+      const wrap = body.querySelector(".gi-chart-wrap");
+      if (!shown || !wrap || !shown.card_count.length || Math.abs(width() - drawnAt) < 8) return;
+      drawnAt = width();
+      wrap.innerHTML = String(chartSVG(shown.card_count, drawnAt));
+    }).observe(body);
+  }
   return refresh();
 }
