@@ -1,9 +1,10 @@
 """Random multipliers on the pages, in a real browser against the real ASGI server: the player page
 shows the round's drawn multipliers from the close of betting (the event, and the snapshot on
 connect) until the next round opens, says them, and shows a multiplied win; the rules page gives the
-multiplier table and both returns of each spot; the supervisor edits the setting and sees the
-returns of 100% or more flagged; the round page checks the seed against its commitment. The rounds
-are driven through the server's HTTP API, so the server itself sends every event.
+multiplier table and both returns of each spot; the supervisor edits the setting in the settings
+dialog's fields (a refusal at them, the switch off saving none) and sees the returns of 100% or more
+flagged; the round page checks the seed against its commitment. The rounds are driven through the
+server's HTTP API, so the server itself sends every event.
 
 Screenshots land in test-artifacts/<test name>/; the server's log in test-artifacts/test_multipliers-server/.
 """
@@ -167,7 +168,7 @@ def test_the_rules_page_gives_the_multipliers_and_both_returns(studio_url, page,
 
 
 def test_the_supervisor_edits_the_multipliers_and_sees_high_returns_flagged(
-    studio_url, page, make_table, supervisor, login, accessible, shot,
+    studio_url, page, phone_page, make_table, supervisor, login, accessible, shot,
 ):
     table = make_table(name="Play chips", card_count_paytable="play", chip_unit=1)
     page.set_viewport_size(DESKTOP)
@@ -177,26 +178,52 @@ def test_the_supervisor_edits_the_multipliers_and_sees_high_returns_flagged(
     dialog = page.get_by_test_id("settings-dialog")
     expect(dialog).to_be_visible()
     expect(dialog.get_by_test_id("settings-rtp").locator("tbody tr").first).to_be_visible()
-    field = dialog.get_by_test_id("settings-multipliers")
-    expect(field).to_have_value("")
+    switch, fieldset = dialog.get_by_role("checkbox", name="Random multipliers"), dialog.get_by_test_id("settings-mult")
+    expect(switch).not_to_be_checked()
+    expect(fieldset).to_have_js_property("disabled", True)
+    expect(dialog.get_by_label("Spots drawn each round")).to_be_hidden()
     expect(dialog.get_by_test_id("settings-rtp-warning")).to_be_hidden()
 
-    # Refused: the API's field error at the field, the table unchanged.
-    field.fill('{"spots": ["andar"], "draws": 2, "values": [[7, 1]]}')
+    # Switched on: a checkbox per spot offered, named as the player page names it.
+    switch.check()
+    expect(fieldset).to_have_js_property("disabled", False)
+    spots = dialog.get_by_role("group", name="Spots that can be multiplied")
+    expect(spots.get_by_role("checkbox", name="Andar", exact=True)).to_be_visible()
+    spots.get_by_role("checkbox", name="Andar", exact=True).check()
+    dialog.get_by_label("Spots drawn each round").fill("2")
+    dialog.get_by_label("Multiplier 1").fill("7")
+    dialog.get_by_label("Weight 1").fill("1")
+
+    # Refused by the server (two drawn of one spot): its words at the fieldset, nothing saved.
     dialog.get_by_test_id("settings-save").click()
     error = dialog.get_by_test_id("settings-mult-error")
     expect(error).to_contain_text("draws")
-    expect(field).to_have_attribute("aria-invalid", "true")
+    expect(fieldset).to_have_attribute("aria-invalid", "true")
+    expect(fieldset).to_have_attribute("aria-describedby", re.compile(r"\bsettings-mult-error\b"))
+    expect(dialog.locator("#settings-alert")).to_be_hidden()
     accessible(page, "settings dialog, a refusal")
     shot(page, "settings-refused", full_page=False)
-    field.fill("{not json")
+    table.refresh_from_db()
+    assert table.multipliers is None
+
+    # A row with one of its numbers is the only thing the page checks itself; rows are added and
+    # removed with the keyboard.
+    dialog.get_by_test_id("settings-add").press("Enter")
+    expect(dialog.get_by_label("Multiplier 2")).to_be_focused()
+    page.keyboard.type("3")
     dialog.get_by_test_id("settings-save").click()
-    expect(error).to_contain_text("This is not JSON")
+    expect(error).to_have_text("Row 2 needs both a multiplier and a weight (or neither).")
+    expect(dialog.get_by_label("Weight 2")).to_have_attribute("aria-invalid", "true")
+    expect(dialog.get_by_label("Weight 2")).to_be_focused()
+    dialog.get_by_role("button", name="Remove row 2").press("Enter")
+    expect(dialog.get_by_label("Multiplier 2")).to_have_count(0)
+    expect(dialog.get_by_role("button", name="Remove row 1")).to_be_focused()
 
     # Saved: Andar always x7 returns far more than is staked: flagged.
-    field.fill('{"spots": ["andar", "count_6_10"], "draws": 2, "values": [[7, 1]]}')
+    spots.get_by_role("checkbox", name="6–10 cards", exact=True).check()
     dialog.get_by_test_id("settings-save").click()
     expect(error).to_be_hidden()
+    expect(fieldset).not_to_have_attribute("aria-invalid", "true")
     warning = dialog.get_by_test_id("settings-rtp-warning")
     expect(warning).to_be_visible()
     expect(warning).to_contain_text("Andar")
@@ -205,14 +232,43 @@ def test_the_supervisor_edits_the_multipliers_and_sees_high_returns_flagged(
     expect(dialog.get_by_test_id("settings-rtp-andar")).to_contain_text("100 or more per 100 staked")
     expect(dialog.get_by_test_id("settings-rtp-bahar")).not_to_contain_text("100 or more")
     accessible(page, "settings dialog, returns flagged")
+    warning.scroll_into_view_if_needed()
     shot(page, "settings-flagged", full_page=False)
 
-    field.fill("")
+    # Opened again: the fields hold the saved setting. Switched off: null saved, the flags gone.
+    dialog.get_by_role("button", name="Close").click()
+    page.get_by_test_id(f"settings-{table.pk}").click()
+    expect(spots.get_by_role("checkbox", name="6–10 cards", exact=True)).to_be_checked()
+    expect(dialog.get_by_label("Spots drawn each round")).to_have_value("2")
+    expect(dialog.get_by_label("Multiplier 1")).to_have_value("7")
+    switch.uncheck()
+    expect(fieldset).to_have_js_property("disabled", True)
     dialog.get_by_test_id("settings-save").click()
     expect(warning).to_be_hidden()
     table.refresh_from_db()
     assert table.multipliers is None
     assert page.js_errors == []
+
+    # On a phone: the example (the card count boxes, one a round, x2 to x10), saved.
+    login(phone_page, studio_url, "supervisor")
+    phone_page.goto(f"{studio_url}/supervisor/")
+    phone_page.get_by_test_id(f"settings-{table.pk}").click()
+    dialog = phone_page.get_by_test_id("settings-dialog")
+    expect(dialog.get_by_test_id("settings-rtp").locator("tbody tr").first).to_be_visible()
+    dialog.get_by_test_id("settings-preset").click()
+    expect(dialog.get_by_role("checkbox", name="Random multipliers")).to_be_checked()
+    expect(dialog.get_by_label("Weight 4")).to_have_value("2")
+    accessible(phone_page, "settings dialog on a phone, the example")
+    shot(phone_page, "settings-phone-example", full_page=False)
+    dialog.get_by_test_id("settings-save").click()
+    expect(dialog.get_by_test_id("settings-rtp-count_6_10")).to_contain_text("%")
+    expect(phone_page.get_by_text(f"Settings of {table.name} saved.")).to_be_visible()
+    table.refresh_from_db()
+    assert table.multipliers["draws"] == 1 and table.multipliers["values"] == [[2, 70], [3, 20], [5, 8], [10, 2]]
+    assert table.multipliers["spots"] and all(s.startswith("count_") for s in table.multipliers["spots"])
+    dialog.get_by_role("button", name="Save").scroll_into_view_if_needed()
+    shot(phone_page, "settings-phone-saved", full_page=False)
+    assert phone_page.js_errors == []
 
 
 def test_the_round_page_shows_the_draw_and_checks_the_seed(studio_url, staff, player, page, super_table, alice, login, accessible, shot):

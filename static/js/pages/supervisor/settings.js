@@ -1,38 +1,74 @@
 // The table settings dialog (templates/partials/supervisor_table_settings.html), opened from a tile
-// (loaded by main.js the first time one is):
-// the table's random multipliers as JSON (GET and PATCH /api/tables/{id}/; a refusal's
-// `fields.multipliers` shown at the field, anything else in the dialog's alert), and every spot's
-// exact return as the table is set now (GET /api/tables/{id}/odds/), a spot the server flags with
-// `rtp_at_least_100` marked. The page computes no return: the figures are the server's.
+// (loaded by main.js the first time one is, with its style sheet):
+// the table's random multipliers as fields (GET and PATCH /api/tables/{id}/): a switch, a checkbox
+// per spot the table offers, the number drawn each round, rows of multiplier and weight; the fields
+// to the setting and back are multipliers.js's. A refusal's `fields.multipliers` is shown at the
+// fieldset, anything else in the dialog's alert. And every spot's exact return as the table is set
+// now (GET /api/tables/{id}/odds/, whose rows list the offered spots in display order), a spot the
+// server flags with `rtp_at_least_100` marked. The page computes no return: the figures are the server's.
 
 import { html } from "../../html.js";
 import { format, gettext } from "../../i18n.js";
 import { spotName } from "../play/words.js";
+import { exampleFields, fieldsFrom, settingFrom } from "./multipliers.js";
 import { $, api, emit, showOk, tableName } from "./ui.js";
 
 export const settingsDialog = $("#settings-dialog");
-const field = $("#settings-multipliers"), fieldError = $("#settings-mult-error"), alertBox = $("#settings-alert");
-let tableId = null, offered = [];
+const fieldset = $("#settings-mult"), body = $("#settings-mult-body"), switchOn = $("#settings-mult-on");
+const spotsBox = $("#settings-spots"), draws = $("#settings-draws"), rowsBody = $("#settings-rows");
+const fieldError = $("#settings-mult-error"), alertBox = $("#settings-alert");
+let tableId = null, offered = [], saved = null, styled = null;
 
-/** The dialog's text of a `multipliers` setting: "" for none, else its JSON on a few lines. */
-export function multipliersText(value) {
-  if (value == null) return "";
-  const values = (value.values || []).map((pair) => JSON.stringify(pair)).join(", ");
-  return `{\n  "spots": ${JSON.stringify(value.spots || [])},\n  "draws": ${JSON.stringify(value.draws)},\n  "values": [${values}]\n}`;
+function style(href) {
+  if (!href) return Promise.resolve();
+  const link = Object.assign(document.createElement("link"), { rel: "stylesheet", href });
+  const loaded = new Promise((resolve) => { link.onload = link.onerror = resolve; });
+  document.head.append(link);
+  return loaded;
 }
 
-/** What the field's text sends: null for an empty field, else its JSON ({error} when it is not JSON). */
-export function multipliersValue(text) {
-  const t = String(text || "").trim();
-  if (!t || t === "null") return { value: null };
-  try { return { value: JSON.parse(t) }; } catch (e) { return { error: e.message }; }
+function showSwitch() { fieldset.disabled = body.hidden = !switchOn.checked; }
+
+// What an input holds, as text; a number input whose text is no number reads "" in the browser:
+// "?" keeps it from passing for an empty field.
+const typed = (input) => (input.validity.badInput ? "?" : input.value);
+
+function drawRows(rows) {
+  rowsBody.innerHTML = rows.map(([multiplier, weight], i) => {
+    const n = i + 1;
+    return html`<tr><td><input type="number" step="1" inputmode="numeric" value="${multiplier}" data-testid="settings-multiplier-${n}"
+      aria-label="${format(gettext("Multiplier %(n)s"), { n })}"></td>
+    <td><input type="number" step="1" inputmode="numeric" value="${weight}" data-testid="settings-weight-${n}"
+      aria-label="${format(gettext("Weight %(n)s"), { n })}"></td>
+    <td><button type="button" class="secondary remove" data-row="${i}" data-testid="settings-remove-${n}"
+      aria-label="${format(gettext("Remove row %(n)s"), { n })}">${gettext("Remove")}</button></td></tr>`;
+  }).join("");
 }
 
-function setFieldError(messages) {
+function formState() {
+  return {
+    on: switchOn.checked, draws: typed(draws),
+    spots: [...spotsBox.querySelectorAll("input:checked")].map((box) => box.value),
+    rows: [...rowsBody.rows].map((tr) => [...tr.querySelectorAll("input")].map(typed)),
+  };
+}
+
+function fill(fields) {
+  switchOn.checked = fields.on;
+  spotsBox.innerHTML = offered.map((spot) => html`<label><input type="checkbox" value="${spot}"
+    data-testid="settings-spot-${spot}"${fields.spots.includes(spot) ? html` checked` : ""}> ${spotName(spot)}</label>`).join("");
+  draws.value = fields.draws;
+  drawRows(fields.rows);
+  showSwitch();
+}
+
+function setFieldError(messages, inputs = []) {
   const text = [].concat(messages || []).join(" ");
   fieldError.textContent = text;
   fieldError.hidden = !text;
-  if (text) field.setAttribute("aria-invalid", "true"); else field.removeAttribute("aria-invalid");
+  if (text) fieldset.setAttribute("aria-invalid", "true"); else fieldset.removeAttribute("aria-invalid");
+  for (const input of fieldset.querySelectorAll("[aria-invalid]")) input.removeAttribute("aria-invalid");
+  for (const input of inputs) input.setAttribute("aria-invalid", "true");
 }
 
 function setAlert(text) { alertBox.textContent = text || ""; alertBox.hidden = !text; }
@@ -40,7 +76,6 @@ function setAlert(text) { alertBox.textContent = text || ""; alertBox.hidden = !
 async function loadReturns() {
   const rows = await api("GET", `tables/${tableId}/odds/`);
   offered = rows.map((r) => r.spot);
-  $("#settings-spots").textContent = format(gettext("Spots offered here: %(spots)s."), { spots: offered.join(", ") });
   $("#settings-rtp-rows").innerHTML = rows.map((r) => html`<tr data-spot="${r.spot}" class="${r.rtp_at_least_100 ? "high" : ""}">
     <th scope="row">${spotName(r.spot)}</th>
     <td data-testid="settings-rtp-${r.spot}">${r.rtp}%${r.rtp_at_least_100 ? html` <strong class="flag">⚠ ${gettext("100 or more per 100 staked")}</strong>` : ""}</td>
@@ -58,41 +93,69 @@ export async function openSettings(id) {
   setAlert(""); setFieldError(null);
   $("#settings-title").textContent = format(gettext("Table settings · %(table)s"), { table: tableName(id) });
   $("#settings-sub").textContent = gettext("Random multipliers, and what each spot returns.");
-  field.value = "";
+  offered = []; saved = null;
+  fill(fieldsFrom(null));
+  await (styled ??= style(settingsDialog.dataset.css));
   settingsDialog.showModal();
-  field.focus();
+  switchOn.focus();
   try {
-    const table = await api("GET", `tables/${id}/`);
-    field.value = multipliersText(table.multipliers);
+    saved = (await api("GET", `tables/${id}/`)).multipliers;
     await loadReturns();
+    fill(fieldsFrom(saved));
   } catch (e) { setAlert(e.message); }
 }
 
 $("#settings-cancel").addEventListener("click", () => settingsDialog.close());
+switchOn.addEventListener("change", () => { showSwitch(); setFieldError(null); });
 $("#settings-preset").addEventListener("click", () => {
-  // An example to edit: the side bets offered here (else every spot), one of them drawn a round.
-  const sides = offered.filter((s) => s !== "andar" && s !== "bahar");
-  const spots = sides.length ? sides : offered;
-  field.value = multipliersText({ spots, draws: Math.min(2, spots.length) || 1, values: [[2, 60], [3, 30], [5, 10]] });
+  fill(exampleFields(offered));
   setFieldError(null);
-  field.focus();
+  (spotsBox.querySelector("input") || draws).focus();
 });
+$("#settings-add").addEventListener("click", () => {
+  const state = formState();
+  drawRows([...state.rows, ["", ""]]);
+  rowsBody.rows[rowsBody.rows.length - 1].querySelector("input").focus();
+});
+rowsBody.addEventListener("click", (e) => {
+  const remove = e.target.closest("button.remove");
+  if (!remove) return;
+  const rows = formState().rows, i = Number(remove.dataset.row);
+  rows.splice(i, 1);
+  drawRows(rows);
+  setFieldError(null);
+  // The focus stays where the row was: the next row's button, else the one above, else Add a row.
+  const next = rowsBody.querySelectorAll("button.remove")[Math.min(i, rows.length - 1)];
+  (next || $("#settings-add")).focus();
+});
+
+const ROW_ERRORS = {
+  incomplete: (n) => format(gettext("Row %(n)s needs both a multiplier and a weight (or neither)."), { n }),
+  number: (n) => format(gettext("Row %(n)s: type the multiplier and the weight as numbers."), { n }),
+};
+
 $("#settings-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   setAlert(""); setFieldError(null);
-  const parsed = multipliersValue(field.value);
-  if (parsed.error) { setFieldError(format(gettext("This is not JSON: %(error)s"), { error: parsed.error })); field.focus(); return; }
+  const built = settingFrom(formState(), saved, offered);
+  if (built.error === "draws") { setFieldError(gettext("Type the spots drawn each round as a number."), [draws]); draws.focus(); return; }
+  if (built.error) {
+    const inputs = [...rowsBody.rows[built.row].querySelectorAll("input")];
+    setFieldError(ROW_ERRORS[built.error](built.row + 1), inputs);
+    (inputs.find((input) => !input.value) || inputs[0]).focus();
+    return;
+  }
   const save = $("#settings-save");
   save.disabled = true;
   try {
-    const table = await api("PATCH", `tables/${tableId}/`, { multipliers: parsed.value });
-    field.value = multipliersText(table.multipliers);
+    saved = (await api("PATCH", `tables/${tableId}/`, { multipliers: built.value })).multipliers;
     await loadReturns();
+    fill(fieldsFrom(saved));
     showOk(format(gettext("Settings of %(table)s saved."), { table: tableName(tableId) }));
     emit("changed");
   } catch (err) {
     const fields = err.fields || {};
-    if (fields.multipliers) { setFieldError(fields.multipliers); field.focus(); }
+    if (fields.multipliers) { setFieldError(fields.multipliers); (body.querySelector("input:not([hidden])") || switchOn).focus(); }
     const rest = Object.entries(fields).filter(([k]) => k !== "multipliers").map(([k, v]) => `${k}: ${[].concat(v).join(" ")}`);
     if (!fields.multipliers || rest.length) setAlert([err.message, ...rest].join(" "));
   } finally { save.disabled = false; }
