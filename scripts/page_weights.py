@@ -45,8 +45,9 @@ def pages(api) -> list[tuple[str, str | None, str]]:
         ("Supervisor console", "supervisor", "/supervisor/"),
         ("Operators", "supervisor", "/supervisor/operators/"),
     ]
-    if settled:  # the virtual dealer's tables play rounds by themselves
-        found.append(("Round page", "supervisor", f"/rounds/{settled[0]['id']}/"))
+    if settled:  # the virtual dealer's tables play rounds by themselves; the longest recent one
+        longest = max(settled, key=lambda r: r["cards_dealt"])
+        found.append((f"Round page, {longest['cards_dealt']} cards", "supervisor", f"/rounds/{longest['id']}/"))
     return found
 
 
