@@ -16,7 +16,8 @@ from django.db import connection
 from audit import offline
 from bets.models import Bet
 from engine import TableConfig
-from engine.multipliers import draw
+from engine import integrity as ig
+from engine.multipliers import Multipliers, draw
 from incidents.services import incident_raise
 from integrity.models import Monitor
 from tables.models import Round, RoundEvent, Table
@@ -136,7 +137,10 @@ def test_the_integrity_panel_watches_a_super_tables_draws(make_table, dealer_api
     assert state["draw_rounds"] == 2 and len(state["multiplier_spot"]) == 4
     rows = {c["check"]: c for t in supervisor_api.get("/api/integrity/").json()["tables"] if t["table"] == table.pk for c in t["checks"]}
     assert rows["multiplier_spot"]["status"] == rows["multiplier_top"]["status"] == "ok"
-    assert "x10" in rows["multiplier_top"]["signal"] and "1/2" in rows["multiplier_spot"]["description"]
+    # The table's own draw checks, with the engine's thresholds for this setting.
+    own = {check.name: check.threshold for check in ig.draw_checks(Multipliers.from_value(SUPER))}
+    assert set(own) == {"multiplier_spot", "multiplier_top"}
+    assert {name: rows[name]["threshold"] for name in own} == own
 
 
 def test_a_draw_edited_behind_the_studios_back_is_named(make_table, dealer_api, alice_api, django_capture_on_commit_callbacks):
