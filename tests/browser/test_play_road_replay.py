@@ -124,6 +124,7 @@ def test_a_round_from_my_history_is_replayed_card_by_card(studio_url, page, phon
 
     login(page, studio_url, "alice")
     open_table(page, studio_url, table.pk)
+    page.locator("#my-history").scroll_into_view_if_needed()  # below the statistics, it comes when neared
     row = page.locator(f'#my-history .gi-round[data-round="{won}"]')
     button = row.get_by_role("button", name=f"Replay round {won}")
     expect(button).to_be_visible()
@@ -180,6 +181,7 @@ def test_a_round_from_my_history_is_replayed_card_by_card(studio_url, page, phon
 
     login(phone_page, studio_url, "alice")
     open_table(phone_page, studio_url, table.pk)
+    phone_page.locator("#my-history").scroll_into_view_if_needed()
     phone_page.locator(f'#my-history .gi-round[data-round="{won}"]').get_by_role("button", name=f"Replay round {won}").click()
     phone_replay = phone_page.get_by_test_id("replay")
     expect(phone_replay.get_by_test_id("replay-result")).to_contain_text("net +120")

@@ -4,14 +4,13 @@
 // happens through document events: "play:event" (each table stream event) and "play:personal"
 // (the player's own messages, bet.settled ...). See docs/PLAYER_PAGE.md.
 // What only some pages or some moments need is loaded then (import(), rewritten to hashed names by
-// studio/storage.py): the fairness panel's module and data at a virtual dealer's table when the
-// reader comes near the panel (it sits below the board and the side panels), a replay's when a
+// studio/storage.py): My history's module and rounds, and the fairness panel's at a virtual dealer's
+// table, when the reader comes near them (below the statistics), a replay's when a
 // player first asks for one (its style sheet's hashed URL is #play-extras's data-replay-css); a
 // cold load carries neither.
 
 import { client, pageToken } from "../../api.js";
 import { whenNear } from "../../nearby.js";
-import { mountHistory } from "./history.js";
 import { mountStats } from "./stats.js";
 
 const root = document.getElementById("play-extras");
@@ -24,7 +23,10 @@ if (root) {
   const stats = document.getElementById("stats-panel");
   const drawn = stats ? mountStats(stats, { api, table, on }) : Promise.resolve();
   const history = document.getElementById("my-history");
-  if (history && root.dataset.player === "1") mountHistory(history, { api, on, replayCss: root.dataset.replayCss });
+  // My history, below the statistics, comes when the player nears it (once the statistics are drawn)
+  if (history && root.dataset.player === "1") {
+    drawn.then(() => whenNear(history, () => import("./history.js").then((m) => m.mountHistory(history, { api, on, replayCss: root.dataset.replayCss }))));
+  }
   const fairness = document.getElementById("fairness");
   // watched once the statistics above it are drawn: before, the panel sits near the top
   if (fairness) drawn.then(() => whenNear(fairness, () => import("./fairness.js").then((m) => m.mountFairness(fairness, { api, table, on }))));

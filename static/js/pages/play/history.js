@@ -12,6 +12,8 @@ import { when } from "../../time.js";
 import { refresher } from "./refresh.js";
 import { spotName, timesText } from "./words.js";
 
+const PAGE = 10; // rounds a read brings (the first, and each "More"): a round with its cards and bets is about 1 KB
+
 const BET_STATUS = {
   open: () => pgettext("bet status", "open"), cancelled: () => pgettext("bet status", "taken back"),
   won: () => pgettext("bet status", "won"), lost: () => pgettext("bet status", "lost"),
@@ -133,7 +135,7 @@ export function mountHistory(section, { api, on, replayCss }) {
     }
   }
 
-  const refresh = refresher(() => load("me/rounds/", true));
+  const refresh = refresher(() => load(`me/rounds/?page_size=${PAGE}`, true));
   more.addEventListener("click", async () => {
     if (!next) return;
     more.disabled = true;
