@@ -67,16 +67,28 @@ class MyRoundsPages(Pages):
     max_page_size = 100
 
 
+class MyRoundsQuery(serializers.Serializer):
+    table = WholeNumberField(required=False, min_value=1, help_text="Only your rounds at this table (the player page's catch-up).")
+
+
 class MyRoundsView(generics.ListAPIView):
     """Your rounds, newest first: the joker, the cards in order, your bets, what came back, the net
-    (bets/history.py). Paginated (`?page=`, `?page_size=` up to 100)."""
+    (bets/history.py). Paginated (`?page=`, `?page_size=` up to 100); `?table=` for one table's."""
 
     serializer_class = MyRoundSerializer
     pagination_class = MyRoundsPages
     permission_classes = [IsAuthenticated]
 
+    @extend_schema(parameters=[MyRoundsQuery])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
     def get_queryset(self):
-        return my_rounds(self.request.user)
+        query = MyRoundsQuery(data=query_data(self.request))
+        query.is_valid(raise_exception=True)  # a bad table is a 400 before any query
+        rounds = my_rounds(self.request.user)
+        table = query.validated_data.get("table")
+        return rounds if table is None else rounds.filter(table_id=table)
 
     def list(self, request, *args, **kwargs):
         page = self.paginate_queryset(self.get_queryset())

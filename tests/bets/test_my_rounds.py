@@ -79,3 +79,23 @@ def test_pages_and_who_may_ask(alice_api, anon_api, dealer_api, table):
     assert len(alice_api.get("/api/me/rounds/?page_size=1000").json()["results"]) == 3  # capped at 100, not refused
     assert anon_api.get("/api/me/rounds/").status_code == 401
     assert dealer_api.get("/api/me/rounds/").json()["results"] == []  # no bets of their own
+
+
+def test_one_tables_rounds_and_a_bad_table_is_a_400(alice_api, dealer_api, make_table, django_capture_on_commit_callbacks):
+    """`?table=`: the player page's catch-up reads only its own table's newest rounds."""
+    first, second = make_table(name="One"), make_table(name="Two")
+    mine = {}
+    for table in (first, second, first):
+        rid = open_round(dealer_api, table)
+        placed(alice_api, rid, "andar", "10")
+        close(dealer_api, rid)
+        with django_capture_on_commit_callbacks(execute=True):
+            deal(dealer_api, rid, EXAMPLE_2_CARDS)
+        mine.setdefault(table.pk, []).append(rid)
+    rounds = lambda query: [r["round"] for r in alice_api.get("/api/me/rounds/" + query).json()["results"]]  # noqa: E731
+    assert rounds(f"?table={first.pk}") == mine[first.pk][::-1]
+    assert rounds(f"?table={second.pk}&page_size=1") == mine[second.pk]
+    assert rounds("?table=999999") == []
+    for bad in ("abc", "0", "-1", "1.5"):
+        response = alice_api.get(f"/api/me/rounds/?table={bad}")
+        assert response.status_code == 400 and "table" in response.json()["fields"], (bad, response.content)

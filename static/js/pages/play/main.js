@@ -140,7 +140,7 @@ async function refreshMine() {
     const [me, mine, rounds] = await Promise.all([
       api("GET", "me/"),
       roundId ? api("GET", `rounds/${roundId}/bets/`) : null,
-      api("GET", "me/rounds/?page_size=10"),
+      api("GET", `me/rounds/?table=${TABLE}&page_size=5`),  // this table's newest: the current round, the one to repeat
     ]);
     S.balance = balanceAt(me, S.table);
     const rows = rounds.results || rounds;
