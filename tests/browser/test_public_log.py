@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -19,7 +20,8 @@ from tests.bets.flow import close, deal, open_round, placed
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-RECORD = "**/api/rounds/*/record/"
+ROUND_PAGE = "**/rounds/*/"  # the page, which carries the round's log (#round-log)
+LOG_JSON = re.compile(r'(<script id="round-log" type="application/json">)(.*?)(</script>)', re.S)
 
 
 def settled_round(dealer_api, alice_api, table) -> int:
@@ -32,13 +34,20 @@ def settled_round(dealer_api, alice_api, table) -> int:
 
 
 def flip_a_proof_byte(route) -> None:
-    """The record as the studio serves it, with one bit of the first leaf's first proof hash flipped."""
+    """The round page as the studio serves it, with one bit of the first leaf's first proof hash
+    flipped in the log it carries."""
     response = route.fetch()
-    record = response.json()
-    proof = bytearray(base64.b64decode(record["log"]["entries"][0]["proof"][0]))
-    proof[5] ^= 0x01
-    record["log"]["entries"][0]["proof"][0] = base64.b64encode(bytes(proof)).decode()
-    route.fulfill(response=response, body=json.dumps(record))
+    page = response.text()
+
+    def flipped(match) -> str:
+        log = json.loads(match.group(2))
+        proof = bytearray(base64.b64decode(log["entries"][0]["proof"][0]))
+        proof[5] ^= 0x01
+        log["entries"][0]["proof"][0] = base64.b64encode(bytes(proof)).decode()
+        return match.group(1) + json.dumps(log) + match.group(3)
+
+    assert LOG_JSON.search(page), "the page carries no log"
+    route.fulfill(response=response, body=LOG_JSON.sub(flipped, page))
 
 
 NO_ED25519 = """(() => {
@@ -107,7 +116,7 @@ def test_the_round_page_checks_the_rounds_leaves_in_the_public_log(page, phone_p
     shot(phone_page, "phone-checked-screen", full_page=False)
     accessible(phone_page, "the round page checked in the public log, on a phone")
 
-    page.route(RECORD, flip_a_proof_byte)
+    page.route(ROUND_PAGE, flip_a_proof_byte)
     page.reload()
     expect(result).to_have_attribute("data-ok", "false")
     expect(result).to_contain_text("Check failed")
@@ -117,7 +126,7 @@ def test_the_round_page_checks_the_rounds_leaves_in_the_public_log(page, phone_p
     expect(entries.nth(1)).to_have_attribute("data-ok", "true")
     accessible(page, "the round page whose proof was tampered with")
     shot(page, "tampered")
-    page.unroute(RECORD)
+    page.unroute(ROUND_PAGE)
     assert page.js_errors == []
 
 

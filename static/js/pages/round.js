@@ -1,11 +1,12 @@
 // The round page's checks in the browser: against the data the page was rendered with, a virtual
 // dealer's fairness proof (its "Verify" button, static/js/fairness.js), and at a table with random
 // multipliers that the revealed seed hashes to the commitment published when the round opened; and,
-// as the page loads, the round's leaves in the public log (static/js/publiclog.js) from the round's
-// record (GET /api/rounds/{id}/record/) and the studio's key (GET /api/log/key/): each inclusion proof
-// leads to the checkpoint's root, and the checkpoint's signature verifies with the key.
+// as the page loads, the round's leaves in the public log (static/js/publiclog.js) from the log part of
+// the round's record (as GET /api/rounds/{id}/record/ gives it, carried by the page in #round-log:
+// the whole record would bring the audit trail a second time) and the studio's key (GET
+// /api/log/key/): each inclusion proof leads to the checkpoint's root, and the checkpoint's signature
+// verifies with the key.
 import { proofMessage } from "./play/fairness.js";
-import { client } from "../api.js";
 import { html } from "../html.js";
 import { format, gettext, ngettext } from "../i18n.js";
 import { verify, verifySeed } from "../fairness.js";
@@ -57,8 +58,8 @@ async function checkPublicLog() {
   const round = Number(document.querySelector(".round-page").dataset.round);
   let result;
   try {
-    const [record, key] = await Promise.all([client()("GET", `rounds/${round}/record/`), fetchKey()]);
-    result = await checkLog(record.log, key, { round });
+    const log = JSON.parse(document.getElementById("round-log").textContent);
+    result = await checkLog(log, await fetchKey(), { round });
   } catch (e) {
     logOut.dataset.ok = "false";
     logOut.textContent = format(gettext("The check could not run: %(error)s"), { error: e.message || String(e) });

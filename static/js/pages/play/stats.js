@@ -123,8 +123,13 @@ export function mountStats(section, { api, table, on }) {
       refresh().then(() => body.querySelector("select")?.focus());
     }
   });
+  let finished = null; // the round whose end was read: its settlement changes no figure (finished and settled count alike)
   on("play:event", (event) => {
-    if (["round.finished", "round.settled", "round.voided", "round.corrected"].includes(event.type)) refresh();
+    if (event.type === "round.settled" && event.round === finished) return;
+    if (["round.finished", "round.settled", "round.voided", "round.corrected"].includes(event.type)) {
+      if (event.type === "round.finished") finished = event.round;
+      refresh();
+    }
   });
   if ("ResizeObserver" in globalThis) {  // the chart drawn again at the panel's new width
     new ResizeObserver(() => {
