@@ -25,9 +25,17 @@ if (root) {
   const history = document.getElementById("my-history");
   // My history, below the statistics, comes when the player nears it (once the statistics are drawn)
   if (history && root.dataset.player === "1") {
-    drawn.then(() => whenNear(history, () => import("./history.js").then((m) => m.mountHistory(history, { api, on, replayCss: root.dataset.replayCss }))));
+    drawn.then(() => whenNear(history, () => import("./history.js").then((m) => {
+      history.querySelector("[data-loading]")?.remove();
+      return m.mountHistory(history, { api, on, replayCss: root.dataset.replayCss });
+    })));
   }
   const fairness = document.getElementById("fairness");
   // watched once the statistics above it are drawn: before, the panel sits near the top
-  if (fairness) drawn.then(() => whenNear(fairness, () => import("./fairness.js").then((m) => m.mountFairness(fairness, { api, table, on }))));
+  if (fairness) {
+    drawn.then(() => whenNear(fairness, () => import("./fairness.js").then((m) => {
+      fairness.querySelector("[data-loading]")?.remove();
+      return m.mountFairness(fairness, { api, table, on });
+    })));
+  }
 }

@@ -55,7 +55,7 @@ export function chartSVG(boxes, width = 320) {
     return html`<g><text class="box" x="${CHART.label - 6}" y="${mid + 4}">${b.box}</text>`
       + html`<rect class="obs" x="${CHART.label}" y="${y + 4}" width="${b.observedHeight.toFixed(1)}" height="${CHART.row - 8}"></rect>`
       + html`<line class="exp" x1="${ex.toFixed(1)}" x2="${ex.toFixed(1)}" y1="${y + 1}" y2="${y + CHART.row - 1}"></line>`
-      + html`<text class="n" x="${(CHART.label + b.observedHeight + 4).toFixed(1)}" y="${mid + 4}">${b.observed}</text></g>`;
+      + html`<text class="n" x="${(CHART.label + Math.max(b.observedHeight, b.expectedHeight) + 4).toFixed(1)}" y="${mid + 4}">${b.observed}</text></g>`;
   }).join("");
   return html`<svg class="gi-chart" viewBox="0 0 ${width} ${h}" width="${width}" height="${h}" aria-hidden="true" focusable="false">`
     + html`<line class="axis" x1="${CHART.label}" x2="${CHART.label}" y1="0" y2="${h}"></line>${raw(body)}</svg>`;
