@@ -40,11 +40,6 @@ def _figures() -> list[tuple[RoundCrowd, bool]]:
     return out
 
 
-def crowds() -> list[RoundCrowd]:
-    """Every betting round's crowd, as the bets committed say now."""
-    return [crowd for crowd, _private in _figures()]
-
-
 def crowd_publish() -> int:
     """Send the crowds that changed since last sent (and to the lobby, a public table's changed
     player count): how many were sent."""

@@ -104,7 +104,7 @@ class TableAdminForm(forms.ModelForm):
             return data
         if any(name in self.errors for name in ("multiplier_spots", "multiplier_draws", "multiplier_values")):
             return data
-        before = list((self.instance.multipliers or {}).get("spots", []))
+        before = (self.multipliers_before or {}).get("spots", [])
         chosen = set(data.get("multiplier_spots") or [])
         spots = [s for s in before if s in chosen] + [s for s, _label in SPOT_CHOICES if s in chosen and s not in before]
         data["multipliers"] = {"spots": spots, "draws": data.get("multiplier_draws") or 1,

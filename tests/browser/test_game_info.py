@@ -22,6 +22,7 @@ from bets.services import bet_place
 from tables.models import Round
 from tables.services import card_deal, round_close_betting, round_open
 
+from tests.browser import studio_api
 from tests.browser.studio_api import Api
 from tests.servers import studio_with_virtual_dealer
 
@@ -37,15 +38,8 @@ DEAL = ["AC", "QS", "8D", "7C", "JH", "2H", "KD"]
 
 
 def deal_round(dealer: Api, table_id: int, cards=DEAL, bets=()) -> int:
-    """A whole round through the server: open, the players' bets, close, deal to the match."""
-    round_id = dealer("POST", f"tables/{table_id}/rounds/", json={"joker": JOKER})["id"]
-    for player, spot, amount in bets:
-        player("POST", f"rounds/{round_id}/bets/", json={"spot": spot, "amount": amount},
-               headers={"Idempotency-Key": f"gi-{round_id}-{spot}"})
-    dealer("POST", f"rounds/{round_id}/close-betting/")
-    for card in cards:
-        dealer("POST", f"rounds/{round_id}/cards/", json={"card": card})
-    return round_id
+    """A whole round through the server, joker K♠ (studio_api.deal_round)."""
+    return studio_api.deal_round(dealer, table_id, JOKER, cards, bets)
 
 
 def wait_for(predicate, timeout: float = 30.0):

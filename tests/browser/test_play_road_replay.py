@@ -17,7 +17,7 @@ from incidents.services import incident_raise, incident_void
 from tables.models import Round
 from tables.services import card_deal, round_close_betting, round_open
 
-from tests.browser.studio_api import Api
+from tests.browser.studio_api import Api, deal_round
 
 from .conftest import login
 
@@ -40,15 +40,8 @@ def deal_here(table, dealer, cards):
 
 
 def deal_through_the_server(staff: Api, table_id: int, cards=DEAL, bets=()) -> int:
-    """A whole round through the server's API: open, the players' bets, close, deal to the match."""
-    round_id = staff("POST", f"tables/{table_id}/rounds/", json={"joker": JOKER})["id"]
-    for player, spot, amount in bets:
-        player("POST", f"rounds/{round_id}/bets/", json={"spot": spot, "amount": amount},
-               headers={"Idempotency-Key": f"rr-{round_id}-{spot}"})
-    staff("POST", f"rounds/{round_id}/close-betting/")
-    for card in cards:
-        staff("POST", f"rounds/{round_id}/cards/", json={"card": card})
-    return round_id
+    """A whole round through the server, joker K♠ (studio_api.deal_round)."""
+    return deal_round(staff, table_id, JOKER, cards, bets)
 
 
 def settled(round_id: int, timeout: float = 30.0) -> None:

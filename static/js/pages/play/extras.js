@@ -22,20 +22,13 @@ if (root) {
   if (rules && !rules.getAttribute("href")) rules.setAttribute("href", root.dataset.rules);
   const stats = document.getElementById("stats-panel");
   const drawn = stats ? mountStats(stats, { api, table, on }) : Promise.resolve();
+  // A panel below the statistics is mounted when the reader nears it, watched once the statistics
+  // are drawn (before, it sits near the top); its "Loading…" goes once it is mounted.
+  const near = (el, mount) => drawn.then(() => whenNear(el, () => mount().then(() => el.querySelector("[data-loading]")?.remove())));
   const history = document.getElementById("my-history");
-  // My history, below the statistics, comes when the player nears it (once the statistics are drawn)
   if (history && root.dataset.player === "1") {
-    drawn.then(() => whenNear(history, () => import("./history.js").then((m) => {
-      history.querySelector("[data-loading]")?.remove();
-      return m.mountHistory(history, { api, on, replayCss: root.dataset.replayCss });
-    })));
+    near(history, () => import("./history.js").then((m) => m.mountHistory(history, { api, on, replayCss: root.dataset.replayCss })));
   }
   const fairness = document.getElementById("fairness");
-  // watched once the statistics above it are drawn: before, the panel sits near the top
-  if (fairness) {
-    drawn.then(() => whenNear(fairness, () => import("./fairness.js").then((m) => {
-      fairness.querySelector("[data-loading]")?.remove();
-      return m.mountFairness(fairness, { api, table, on });
-    })));
-  }
+  if (fairness) near(fairness, () => import("./fairness.js").then((m) => m.mountFairness(fairness, { api, table, on })));
 }
