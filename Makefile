@@ -1,5 +1,7 @@
 # The two commands: `make run` serves the studio, `make test` runs the whole suite.
-PYTHON ?= python3
+# Python 3.12 or newer (the stream's writes start as eager tasks: tables/fanout.py): the first of
+# these commands that runs one. `.python-version` names 3.12 for pyenv and uv.
+PYTHON ?= $(firstword $(foreach p,python3.12 python3.13 python3.14 python3,$(shell $(p) -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 && echo $(p))) python3.12)
 VENV := .venv
 PY := $(VENV)/bin/python
 # Every installed version, with its hashes: pyproject.toml keeps the ranges, `make lock` resolves them.
@@ -17,6 +19,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # The environment is made without pip of its own (putting pip in it takes 4 s): the machine's pip
 # installs into it (pip's --python); on a machine without pip, pip is put into the environment.
 $(PY):
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null || { echo "The studio needs Python 3.12 or newer (set PYTHON=...)"; exit 1; }
 	$(PYTHON) -m venv --without-pip $(VENV)
 
 # uv (itself pinned and hashed in the lock, installed by pip) installs the lock with the same hash
@@ -36,7 +39,7 @@ install: $(STAMP)
 # platform (uv's universal resolution, fewest versions per package), every file's hash.
 lock: install
 	$(PY) -m uv pip compile pyproject.toml --extra test --universal --fork-strategy fewest \
-	  --python-version 3.11 --generate-hashes --custom-compile-command "make lock" --quiet -o $(LOCK)
+	  --python-version 3.12 --generate-hashes --custom-compile-command "make lock" --quiet -o $(LOCK)
 
 # Debian's Chromium for the browser tests (a test tool's own browser download cannot work here), and
 # Debian's Noto fonts, so that Hindi, Nepali and Japanese pages render their letters in it.

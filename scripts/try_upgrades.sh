@@ -5,8 +5,8 @@
 # -U over the locked set), and the whole suite run there as `make test` runs it, on the services the
 # caller's DATABASE_URL / REDIS_URL name (neither set: its own throwaway PostgreSQL and Valkey).
 # It prints the versions it tried and the suite's result, and exits with the suite's status.
-# "Newest" is the newest that supports the Python the environment is made with (PYTHON, python3 by
-# default): e.g. PYTHON=python3.12 for a Django that needs it.
+# "Newest" is the newest that supports the Python the environment is made with (PYTHON, or the
+# first Python 3.12 or newer the Makefile finds): e.g. PYTHON=python3.13 to try a newer one.
 # Not part of CI: an upgrade is a decision, this shows what it would break (docs/TESTING.md).
 #
 #   scripts/try_upgrades.sh                  # install, upgrade, run the suite, delete the scratch folder
