@@ -4,20 +4,22 @@ A watcher gets a snapshot on connect, then every event of the table in `seq` ord
 connected as a player (web/asgi.py authenticates the socket: accounts/asgi_auth.py), its own
 personal messages. Consumers do no database work per event.
 
-Each watcher is a Channels consumer with its own channel on the layer, added to the table's group
-(`table.7`) and, for a player, to its user's group (`user.3`) and to `revocations`; the layer's
-messages (tables/stream.py) reach it through the handlers `stream_event`, `stream_events` and
-`stream_revoked`, which touch no database and so skip Channels' per-message database hop
+A table's events reach its watchers through the process's one reader of the table's group
+(tables/fanout.py, with the figure that justifies it), which hands each message to every local
+watcher (`table_message`). Everything else is Channels' own: each watcher is a consumer with its
+own channel on the layer, added to its user's group (`user.3`) and to `revocations` when it is a
+player's, whose messages (tables/stream.py) reach the handlers `stream_event`, `stream_events` and
+`stream_revoked`; these touch no database and so skip Channels' per-message database hop
 (tables/dispatch.py). An event arrives JSON-encoded once and is sent to the socket as is.
 
-Order: the consumer joins its groups before it reads the snapshot, and Channels hands it no layer
-message while `connect` runs, so it drops the events already in the snapshot and sends the rest in
-`seq` order; an event that overtook an earlier one (two processes published at once) waits for it
-GAP_WAIT at most.
+Order: the watcher joins its groups before it reads the snapshot and keeps what arrives meanwhile,
+so it drops the events already in the snapshot and sends the rest in `seq` order; an event that
+overtook an earlier one (two processes published at once) waits for it GAP_WAIT at most. Every
+text goes to the socket through the watcher's `Writer` (tables/fanout.py), in the order written.
 
-A watcher that does not read: each send to its socket is given STREAM_SEND_TIMEOUT seconds (the server's
-send waits while the socket's buffers are full); past that it is closed with 4408 and sends nothing
-more. Meanwhile it holds up no other watcher: each consumer has its own task.
+A watcher that does not read: its writes wait on its own (the server's send waits while the
+socket's buffers are full) and hold up no other watcher; past STREAM_SEND_TIMEOUT without a text
+taken, or MAX_BACKLOG texts waiting, it is closed with 4408 and sends nothing more.
 
 A watcher connected as a player lives as long as its credential (accounts/asgi_auth.py): a timer
 on the loop closes it with 4401 at its token's expiry (and no personal message is passed on after
@@ -45,6 +47,7 @@ from studio import access, metrics
 
 from .access import table_visible
 from .dispatch import StreamDispatch
+from .fanout import MAX_BACKLOG, Fanout, Writer
 from .snapshot import table_snapshot
 from .stream import REVOCATIONS, parts, revokes, table_group, user_group
 
@@ -98,12 +101,14 @@ class TableStreamConsumer(StreamDispatch, AsyncWebsocketConsumer):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.groups_joined: list[str] = []
+        self.groups_joined: list[str] = []  # this consumer's channel's groups
+        self.fanout, self.table_joined = None, None  # the process's reader of the table's group, once joined
         self.closed, self.counted = False, False
         self.next_seq = None  # the snapshot's seq + 1, once the snapshot is sent
+        self.early: list[dict] = []  # the table's messages that came before the snapshot was sent
         self.held: dict[int, str] = {}  # events waiting for a missing earlier one
         self.gap_timer = None
-        self.writing = asyncio.Lock()  # the gap timer's sends and the handlers', one at a time, in order
+        self.writer = Writer(self._send_text, self._too_slow, settings.STREAM_SEND_TIMEOUT)
         self.user_id, self.close_code, self.started = None, None, time.monotonic()
         self.credential = None  # what the player signed in with (accounts.asgi_auth.Credential)
         self.expires: float | None = None  # the loop's time at which its token expires
@@ -126,7 +131,8 @@ class TableStreamConsumer(StreamDispatch, AsyncWebsocketConsumer):
             return
         self.counted = True
         metrics.STREAM_CONNECTIONS.inc()
-        await self._join(table_group(self.table_id))  # join first, then read the snapshot: no event falls between
+        self.fanout, self.table_joined = Fanout.current(), table_group(self.table_id)
+        await self.fanout.join(self.table_joined, self)  # join first, then read the snapshot: no event falls between
         tick = joined()
         if self.user_id:
             await self._join(user_group(self.user_id))
@@ -141,8 +147,11 @@ class TableStreamConsumer(StreamDispatch, AsyncWebsocketConsumer):
         if snapshot is None:
             await self.close(code=CLOSE_NO_TABLE)
             return
-        await self._send(json.dumps(snapshot, cls=DjangoJSONEncoder, separators=(",", ":")))
+        self.writer.write(json.dumps(snapshot, cls=DjangoJSONEncoder, separators=(",", ":")))
         self.next_seq = snapshot["seq"] + 1
+        early, self.early = self.early, []
+        for message in early:
+            self.table_message(message)
 
     async def _join(self, group: str):
         self.groups_joined.append(group)
@@ -150,12 +159,16 @@ class TableStreamConsumer(StreamDispatch, AsyncWebsocketConsumer):
 
     async def disconnect(self, code):
         self.close_code, self.closed = code, True
+        self.writer.close()
         if self.counted:
             self.counted = False
             metrics.STREAM_CONNECTIONS.dec()
         for timer in (self.gap_timer, self.expiry):
             if timer is not None:
                 timer.cancel()
+        if self.table_joined is not None:
+            group, self.table_joined = self.table_joined, None
+            await self.fanout.leave(group, self)
         groups, self.groups_joined = self.groups_joined, []
         for group in groups:
             await self.channel_layer.group_discard(group, self.channel_name)
@@ -167,45 +180,52 @@ class TableStreamConsumer(StreamDispatch, AsyncWebsocketConsumer):
         except (ValueError, RecursionError):  # malformed or nested too deeply: ignored
             return
         if isinstance(content, dict) and content.get("type") == "ping":
-            # `seq`: the last table event sent to this watcher (null before the snapshot), so a
-            # client can tell it missed one without a database read
+            # behind whatever is queued for this watcher; `seq`: the last table event it was sent
+            # (null before the snapshot), so a client can tell it missed one without a database read
             seq = "null" if self.next_seq is None else str(self.next_seq - 1)
-            async with self.writing:
-                await self._send('{"type":"pong","seq":' + seq + "}")
+            self.writer.write('{"type":"pong","seq":' + seq + "}")
 
-    # --- the layer's messages (tables/stream.py) ---
+    # --- the table's messages, from the process's reader (tables/fanout.py) ---
+
+    def table_message(self, message: dict) -> None:
+        if self.closed:
+            return
+        if self.next_seq is None:  # the snapshot is on its way: kept until it is sent
+            self.early.append(message)
+            return
+        for part in parts(message):
+            self._pass_on(part)
+
+    # --- the layer's messages to this consumer's channel (tables/stream.py) ---
 
     async def stream_event(self, message):
-        async with self.writing:
-            await self._pass_on(message)
+        self._pass_on(message)
 
     async def stream_events(self, message):
         """A transaction's events of one group, in order."""
-        async with self.writing:
-            for part in parts(message):
-                await self._pass_on(part)
+        for part in parts(message):
+            self._pass_on(part)
 
     async def stream_revoked(self, message):
         """A close order (tables.stream.revokes): closed at once if it names this socket."""
         if revokes(message, user_id=self.user_id, credential=self.credential):
             self._end(CLOSE_UNAUTHORIZED)
 
-    async def _pass_on(self, message: dict) -> None:
+    def _pass_on(self, message: dict) -> None:
         if self.closed or self.next_seq is None:  # closed, or still connecting (no handler runs then)
             return
         seq = message.get("seq")
-        if seq is None:  # a personal message: never after the token's expiry
+        if seq is None:  # a personal message, or a table's live figures: never after the token's expiry
             if self.expires is not None and asyncio.get_running_loop().time() >= self.expires:
                 self._end(CLOSE_UNAUTHORIZED)
                 return
-            await self._send(message["text"])
+            self.writer.write(message["text"])
         elif seq == self.next_seq:
             self.next_seq += 1
-            await self._send(message["text"])
+            self.writer.write(message["text"])
             while self.next_seq in self.held:
-                text = self.held.pop(self.next_seq)
+                self.writer.write(self.held.pop(self.next_seq))
                 self.next_seq += 1
-                await self._send(text)
             if not self.held and self.gap_timer is not None:
                 self.gap_timer.cancel()
                 self.gap_timer = None
@@ -216,29 +236,19 @@ class TableStreamConsumer(StreamDispatch, AsyncWebsocketConsumer):
         # seq < next_seq: in the snapshot already, or a duplicate
 
     def _gap_timeout(self) -> None:
-        self.gap_timer = None
-        self.gap_task = asyncio.get_running_loop().create_task(self._send_held())
-
-    async def _send_held(self) -> None:
         """The missing event did not come: send what is held, in order (the client sees the gap)."""
-        async with self.writing:
-            for seq in sorted(self.held):
-                text = self.held.pop(seq)
-                self.next_seq = seq + 1
-                await self._send(text)
+        self.gap_timer = None
+        for seq in sorted(self.held):
+            self.writer.write(self.held.pop(seq))
+            self.next_seq = seq + 1
 
-    async def _send(self, text: str) -> None:
-        """A text to the socket, given STREAM_SEND_TIMEOUT; a watcher that takes longer is closed as too slow."""
-        if self.closed:
-            return
-        try:
-            async with asyncio.timeout(settings.STREAM_SEND_TIMEOUT):
-                await self.send(text_data=text)
-        except TimeoutError:
-            log.warning("closing a watcher of table %s: a send waited %s s", self.table_id, settings.STREAM_SEND_TIMEOUT)
-            self._end(CLOSE_TOO_SLOW)
-        except Exception:  # the client is gone; its disconnect is on the way
-            self.closed = True
+    async def _send_text(self, text: str) -> None:
+        await self.send(text_data=text)
+
+    def _too_slow(self) -> None:
+        log.warning("closing a watcher of table %s: its socket took nothing for %s s, or %s texts wait",
+                    self.table_id, settings.STREAM_SEND_TIMEOUT, MAX_BACKLOG)
+        self._end(CLOSE_TOO_SLOW)
 
     def _end(self, code: int) -> None:
         """Pass nothing more on from now, and close the socket with `code`."""
@@ -246,6 +256,7 @@ class TableStreamConsumer(StreamDispatch, AsyncWebsocketConsumer):
             return
         self.closed = True
         self.held.clear()
+        self.writer.close()
         self.closing = asyncio.get_running_loop().create_task(self._close_quietly(code))
 
     async def _close_quietly(self, code: int) -> None:
