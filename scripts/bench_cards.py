@@ -175,8 +175,8 @@ def main() -> int:
     ]
     print_table(LATENCY_HEADERS, rows, title="Card POST -> response (PostgreSQL, Redis broadcasts)")
     print("In-process runs the service in a worker thread under an event loop, its broadcast sent on that loop before it returns;\n"
-          "over HTTP and from a plain thread (a Celery task, the virtual dealer, manage.py) each transaction's broadcast goes out\n"
-          "through async_to_sync(group_send): an event loop and a Redis connection for each (tables.stream.publish).")
+          "over HTTP each transaction's broadcast goes out on the web server's own loop (studio.serverloop), and from a plain\n"
+          "thread (a Celery task, the virtual dealer, manage.py) through async_to_sync(group_send) (tables.stream.publish).")
     print(f"HTTP: {len(http['card'])} cards in {http_rounds} rounds, {http_wall:.1f} s wall (incl. opens/closes). "
           f"In-process: {len(local)} cards in {local_rounds} rounds, {local_wall:.1f} s wall.")
     print(f"SQL statements per card_deal (plus BEGIN and COMMIT): {len(queries.get('card', []))} for a card, "
