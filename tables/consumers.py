@@ -4,20 +4,19 @@ A watcher gets a snapshot on connect, then every event of the table in `seq` ord
 connected as a player (web/asgi.py authenticates the socket: accounts/asgi_auth.py), its own
 personal messages. Consumers do no database work per event.
 
-A table's events reach its watchers through the process's one reader of the table's group
-(tables/fanout.py, with the figure that justifies it), which hands each message to every local
-watcher (`table_message`). Everything else is Channels' own: each watcher is a consumer with its
-own channel on the layer, added to its user's group (`user.3`) and to `revocations` when it is a
-player's, whose messages (tables/stream.py) reach the handlers `stream_event`, `stream_events` and
-`stream_revoked`; these touch no database and so skip Channels' per-message database hop
-(tables/dispatch.py). An event arrives JSON-encoded once and is sent to the socket as is.
+Every message of the stream reaches a watcher through the process's one reader
+(tables/fanout.py, with the figure that justifies it): the process's channel joins the table's
+group (`table.7`) and, for a player, the user's group (`user.3`) and `revocations`, and hands each
+message to every local member (`stream_message`, or `revoke` for a close order), in the order Redis
+delivered them. An event arrives JSON-encoded once and is sent to the socket as is. The consumer is
+Channels' own for its socket (`connect`, `receive`, `disconnect`).
 
 Order: the watcher joins its groups before it reads the snapshot and keeps what arrives meanwhile,
 so it drops the events already in the snapshot and sends the rest in `seq` order; an event that
 overtook an earlier one (two processes published at once) waits for it GAP_WAIT at most. Every
 text goes to the socket through the watcher's `Writer` (tables/fanout.py), in the order written.
 
-A watcher that does not read: its writes wait on its own (the server's send waits while the
+A watcher that does not read: its writes wait on their own (the server's send waits while the
 socket's buffers are full) and hold up no other watcher; past STREAM_SEND_TIMEOUT without a text
 taken, or MAX_BACKLOG texts waiting, it is closed with 4408 and sends nothing more.
 
@@ -46,7 +45,6 @@ from django.core.serializers.json import DjangoJSONEncoder
 from studio import access, metrics
 
 from .access import table_visible
-from .dispatch import StreamDispatch
 from .fanout import MAX_BACKLOG, Fanout, Writer
 from .snapshot import table_snapshot
 from .stream import REVOCATIONS, parts, revokes, table_group, user_group
@@ -94,18 +92,15 @@ async def snapshot_since(table_id: int, tick: int) -> dict | None:
         await asyncio.wait([task])  # a read that began before this watcher joined: share the next one
 
 
-class TableStreamConsumer(StreamDispatch, AsyncWebsocketConsumer):
+class TableStreamConsumer(AsyncWebsocketConsumer):
     """One watcher (the module's docstring)."""
-
-    without_database = frozenset({"stream.event", "stream.events", "stream.revoked"})
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.groups_joined: list[str] = []  # this consumer's channel's groups
-        self.fanout, self.table_joined = None, None  # the process's reader of the table's group, once joined
+        self.fanout, self.groups_joined = None, []  # the process's reader (tables/fanout.py), and the groups joined there
         self.closed, self.counted = False, False
         self.next_seq = None  # the snapshot's seq + 1, once the snapshot is sent
-        self.early: list[dict] = []  # the table's messages that came before the snapshot was sent
+        self.early: list[dict] = []  # the messages that came before the snapshot was sent
         self.held: dict[int, str] = {}  # events waiting for a missing earlier one
         self.gap_timer = None
         self.writer = Writer(self._send_text, self._too_slow, settings.STREAM_SEND_TIMEOUT)
@@ -131,8 +126,8 @@ class TableStreamConsumer(StreamDispatch, AsyncWebsocketConsumer):
             return
         self.counted = True
         metrics.STREAM_CONNECTIONS.inc()
-        self.fanout, self.table_joined = Fanout.current(), table_group(self.table_id)
-        await self.fanout.join(self.table_joined, self)  # join first, then read the snapshot: no event falls between
+        self.fanout = Fanout.current()
+        await self._join(table_group(self.table_id))  # join first, then read the snapshot: no event falls between
         tick = joined()
         if self.user_id:
             await self._join(user_group(self.user_id))
@@ -151,11 +146,11 @@ class TableStreamConsumer(StreamDispatch, AsyncWebsocketConsumer):
         self.next_seq = snapshot["seq"] + 1
         early, self.early = self.early, []
         for message in early:
-            self.table_message(message)
+            self.stream_message(message)
 
     async def _join(self, group: str):
         self.groups_joined.append(group)
-        await self.channel_layer.group_add(group, self.channel_name)
+        await self.fanout.join(group, self)
 
     async def disconnect(self, code):
         self.close_code, self.closed = code, True
@@ -166,12 +161,9 @@ class TableStreamConsumer(StreamDispatch, AsyncWebsocketConsumer):
         for timer in (self.gap_timer, self.expiry):
             if timer is not None:
                 timer.cancel()
-        if self.table_joined is not None:
-            group, self.table_joined = self.table_joined, None
-            await self.fanout.leave(group, self)
         groups, self.groups_joined = self.groups_joined, []
         for group in groups:
-            await self.channel_layer.group_discard(group, self.channel_name)
+            await self.fanout.leave(group, self)
         access.ws_closed(self.scope, self.user_id, code, self.started)
 
     async def receive(self, text_data=None, bytes_data=None):
@@ -185,9 +177,10 @@ class TableStreamConsumer(StreamDispatch, AsyncWebsocketConsumer):
             seq = "null" if self.next_seq is None else str(self.next_seq - 1)
             self.writer.write('{"type":"pong","seq":' + seq + "}")
 
-    # --- the table's messages, from the process's reader (tables/fanout.py) ---
+    # --- from the process's reader (tables/fanout.py) ---
 
-    def table_message(self, message: dict) -> None:
+    def stream_message(self, message: dict) -> None:
+        """A message of one of the watcher's groups (tables/stream.py): its events, in order."""
         if self.closed:
             return
         if self.next_seq is None:  # the snapshot is on its way: kept until it is sent
@@ -196,23 +189,13 @@ class TableStreamConsumer(StreamDispatch, AsyncWebsocketConsumer):
         for part in parts(message):
             self._pass_on(part)
 
-    # --- the layer's messages to this consumer's channel (tables/stream.py) ---
-
-    async def stream_event(self, message):
-        self._pass_on(message)
-
-    async def stream_events(self, message):
-        """A transaction's events of one group, in order."""
-        for part in parts(message):
-            self._pass_on(part)
-
-    async def stream_revoked(self, message):
+    def revoke(self, message: dict) -> None:
         """A close order (tables.stream.revokes): closed at once if it names this socket."""
         if revokes(message, user_id=self.user_id, credential=self.credential):
             self._end(CLOSE_UNAUTHORIZED)
 
     def _pass_on(self, message: dict) -> None:
-        if self.closed or self.next_seq is None:  # closed, or still connecting (no handler runs then)
+        if self.closed:
             return
         seq = message.get("seq")
         if seq is None:  # a personal message, or a table's live figures: never after the token's expiry

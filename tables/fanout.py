@@ -1,13 +1,16 @@
-"""A table's events to the watchers of this process: one reader per process and table group, and
-writes that cost no task switch.
+"""The stream's messages to the watchers of this process: one reader per process for every group,
+and writes that cost no task switch.
 
 Channels gives each watcher's consumer its own channel, queue and task: an event of a table with
 1,000 watchers wakes 1,000 tasks, each taking the message off its queue and through the consumer's
 dispatch before it writes to its socket. Here the process's event loop has one `Fanout`: one
 channel of its own on the channel layer (`new_channel`, `group_add`, `group_discard`, `receive`:
-the layer's public calls), in the group of every table a local watcher watches, and one task that
-receives from it and hands each message to every local watcher of the table
-(`watcher.table_message(message)`, a plain call). A watcher's texts go to its socket through its
+the layer's public calls), in every group a local watcher needs (its table's, its user's, and
+`revocations` for a player's), and one task that receives from it and hands each message to every
+local member of its group (`watcher.stream_message(message)`, a plain call; a close order to the
+members of its user's group, `watcher.revoke(message)`). A watcher's messages of every kind thus
+come off one channel in the order Redis delivered them: a player's `bet.placed` before the
+`betting.closed` published after it, a close order before the personal messages published after it. A watcher's texts go to its socket through its
 `Writer`, whose write starts as an eager task (`asyncio.eager_task_factory`, Python 3.12): it runs
 at once and is done there when the socket takes the frame (the server's send returns without
 waiting), with no task scheduled and no turn of the loop. A write that has to wait (a watcher that
@@ -22,8 +25,7 @@ at 5,000 180.8 and 216.3 ms against 560.3 ms (floor: 144-151 ms); the two web pr
 2.4 + 1.4 s of CPU against 5.3 + 4.4 s at 1,000, and 7.3-7.4 + 6.3 s against 30.5 + 29.5 s at 5,000.
 tests/stream/test_fanout.py tests it directly.
 
-Personal messages, close orders and the lobby stay on Channels' own per-consumer channel: one
-watcher each, not a crowd.
+The lobby's stream (tables/lobby_consumer.py) is Channels' consumer as it is.
 """
 from __future__ import annotations
 
@@ -35,17 +37,21 @@ from typing import Protocol
 
 from channels.layers import get_channel_layer
 
+from .stream import REVOKED, user_group
+
 log = logging.getLogger(__name__)
 
 MAX_BACKLOG = 500  # texts queued for a watcher that does not read, before it is given up
 
 
 class Member(Protocol):
-    def table_message(self, message: dict) -> None: ...
+    def stream_message(self, message: dict) -> None: ...
+
+    def revoke(self, message: dict) -> None: ...
 
 
 class Fanout:
-    """The table groups of one event loop's watchers (the module's docstring)."""
+    """The stream groups of one event loop's watchers (the module's docstring)."""
 
     _by_loop: dict[asyncio.AbstractEventLoop, Fanout] = {}
 
@@ -113,9 +119,14 @@ class Fanout:
                 log.exception("stream fan-out: receive failed")
                 await asyncio.sleep(1)
                 continue
-            for member in list(self.members.get(message.get("group"), ())):
+            revoked = message.get("type") == REVOKED  # to the sockets of the user it names
+            group = user_group(message["user"]) if revoked else message.get("group")
+            for member in list(self.members.get(group, ())):
                 try:
-                    member.table_message(message)
+                    if revoked:
+                        member.revoke(message)
+                    else:
+                        member.stream_message(message)
                 except Exception:
                     log.exception("stream fan-out: delivery failed")
 

@@ -20,7 +20,6 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.core.serializers.json import DjangoJSONEncoder
 
-from .dispatch import StreamDispatch
 from .lobby import lobby
 from .stream import LOBBY, parts
 
@@ -32,8 +31,7 @@ def _lobby(user) -> list[dict]:
     return lobby(user=user)
 
 
-class LobbyConsumer(StreamDispatch, AsyncWebsocketConsumer):
-    without_database = frozenset({"stream.event", "stream.events"})
+class LobbyConsumer(AsyncWebsocketConsumer):
 
     async def connect(self):
         self.joined = False

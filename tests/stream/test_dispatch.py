@@ -1,6 +1,7 @@
-"""tables.dispatch: the layer messages to a watcher's own consumer (here a personal message) reach
-their handler without Channels' database hop (`aclose_old_connections`, which waits for Channels'
-one database thread); every other message still goes through Channels' own dispatch."""
+"""A watcher's stream messages (a personal message, a table's event) come through the process's
+reader (tables/fanout.py) and reach the socket without Channels' database hop
+(`aclose_old_connections`, which waits for Channels' one database thread); the socket's own
+messages (a ping) go through Channels' dispatch, and wait for it."""
 import asyncio
 import json
 import threading

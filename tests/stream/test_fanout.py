@@ -6,11 +6,13 @@ import asyncio
 import pytest
 from channels.layers import get_channel_layer
 
+from accounts.tokens import token_issue
+
 from tables import fanout
 from tables.fanout import Fanout, Writer
-from tables.stream import encode, table_group
+from tables.stream import encode, table_group, user_group
 
-from .conftest import Watcher
+from .conftest import Watcher, in_thread
 
 
 class Socket:
@@ -120,3 +122,23 @@ async def test_one_reader_hands_a_table_message_to_every_local_watcher(table_at_
         for watcher in watchers:
             await watcher.close()
     assert Fanout._by_loop.get(asyncio.get_running_loop()) is None  # the last one gone: the channel freed
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_players_personal_messages_and_the_tables_events_reach_the_socket_in_publish_order(table_at_10, alice):
+    """Both kinds come off the process's one channel: a bet.placed published before a table's event
+    is sent before it, every time."""
+    watcher = Watcher(table_at_10.pk, token=await in_thread(lambda: token_issue(user=alice).key)())
+    await watcher.connect()
+    layer, table, user = get_channel_layer(), table_group(table_at_10.pk), user_group(alice.pk)
+    try:
+        for n in range(20):
+            personal = encode({"type": "bet.placed", "round": 1, "bet": n, "spot": "andar", "amount": "10.00",
+                               "balance": "990.00", "at": ""})
+            event = encode({"type": "card.dealt", "seq": 11 + n, "table": table_at_10.pk, "round": 1, "at": "", "position": n})
+            await layer.group_send(user, {"type": "stream.event", "group": user, "seq": None, "text": personal})
+            await layer.group_send(table, {"type": "stream.event", "group": table, "seq": 11 + n, "text": event})
+        got = [(m["type"], m.get("bet", m.get("seq"))) for m in [await watcher.next(2) for _ in range(40)]]
+    finally:
+        await watcher.close()
+    assert got == [pair for n in range(20) for pair in (("bet.placed", n), ("card.dealt", 11 + n))]
