@@ -10,10 +10,12 @@ the layer's public calls), in every group a local watcher needs (its table's, it
 local member of its group (`watcher.stream_message(message)`, a plain call; a close order to the
 members of its user's group, `watcher.revoke(message)`). A watcher's messages of every kind thus
 come off one channel in the order Redis delivered them: a player's `bet.placed` before the
-`betting.closed` published after it, a close order before the personal messages published after it. A watcher's texts go to its socket through its
-`Writer`, whose write starts as an eager task (`asyncio.eager_task_factory`, Python 3.12): it runs
-at once and is done there when the socket takes the frame (the server's send returns without
-waiting), with no task scheduled and no turn of the loop. A write that has to wait (a watcher that
+`betting.closed` published after it, a close order before the personal messages published after it.
+
+A watcher's texts go to its socket through its `Writer`, whose write starts as an eager task
+(`asyncio.eager_task_factory`, Python 3.12): it runs at once and is done there when the socket takes
+the frame (the server's send returns without waiting), with no task scheduled and no turn of the
+loop. A write that has to wait (a watcher that
 does not read, its buffers full) goes on as a task of its own, the watcher's later texts queue
 behind it in order, and nobody else waits for it. Nothing depends on when the server's send yields
 but the cost: a send that always waited would make a task per write, as Channels does.
