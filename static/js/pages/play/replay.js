@@ -10,6 +10,7 @@ import { cardHTML, cardName } from "../../cards.js";
 import { html } from "../../html.js";
 import { format, gettext, locale } from "../../i18n.js";
 import { money } from "../../money.js";
+import { styleSheet } from "../../nearby.js";
 import { sideName, spoken, winsLine } from "./words.js";
 
 export const STEP_MS = 800;
@@ -71,19 +72,10 @@ function dialog() {
   return box;
 }
 
-/** Its style, once: resolves when the sheet has loaded (or failed: the dialog still works). */
-function style(href) {
-  if (!href || !globalThis.document) return Promise.resolve();
-  const link = Object.assign(document.createElement("link"), { rel: "stylesheet", href });
-  const loaded = new Promise((resolve) => { link.onload = link.onerror = resolve; });
-  document.head.append(link);
-  return loaded;
-}
-
 /** The replayer of the history: `await replay(round, opener)` opens the dialog and deals the round;
  *  `css` is the URL of its style sheet. */
 export function replayer(css) {
-  let box = null, timer = null, round = null, opener = null, styled = null;
+  let box = null, timer = null, round = null, opener = null;
   const q = (sel) => box.querySelector(sel);
   const reduced = () => Boolean(globalThis.matchMedia && matchMedia("(prefers-reduced-motion: reduce)").matches);
 
@@ -143,7 +135,7 @@ export function replayer(css) {
   }
 
   return async function replay(row, button) {
-    await (styled = styled || style(css));
+    await styleSheet(css);
     if (!box) {
       box = dialog();
       box.addEventListener("click", (e) => {

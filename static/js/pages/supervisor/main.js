@@ -15,8 +15,8 @@ import { openIncidents } from "./words.js";
 on("changed", () => refresh());
 
 // The history sits below the floor, the incident and the integrity panel: its module and its rounds
-// come when the supervisor nears it (or presses / or R).
-// Watched once the floor and the checks above it are drawn: before, the history sits near the top.
+// come when the supervisor nears it (watched once the floor and the checks above it are drawn:
+// before, it sits near the top), or presses / or R.
 let history = null;
 const loadHistory = () => (history ??= import("./history.js"));
 

@@ -8,6 +8,7 @@
 // server flags with `rtp_at_least_100` marked. The page computes no return: the figures are the server's.
 
 import { html } from "../../html.js";
+import { styleSheet } from "../../nearby.js";
 import { format, gettext } from "../../i18n.js";
 import { spotName } from "../play/words.js";
 import { exampleFields, fieldsFrom, settingFrom } from "./multipliers.js";
@@ -17,15 +18,7 @@ export const settingsDialog = $("#settings-dialog");
 const fieldset = $("#settings-mult"), body = $("#settings-mult-body"), switchOn = $("#settings-mult-on");
 const spotsBox = $("#settings-spots"), draws = $("#settings-draws"), rowsBody = $("#settings-rows");
 const fieldError = $("#settings-mult-error"), alertBox = $("#settings-alert");
-let tableId = null, offered = [], saved = null, styled = null;
-
-function style(href) {
-  if (!href) return Promise.resolve();
-  const link = Object.assign(document.createElement("link"), { rel: "stylesheet", href });
-  const loaded = new Promise((resolve) => { link.onload = link.onerror = resolve; });
-  document.head.append(link);
-  return loaded;
-}
+let tableId = null, offered = [], saved = null;
 
 function showSwitch() { fieldset.disabled = body.hidden = !switchOn.checked; }
 
@@ -95,7 +88,7 @@ export async function openSettings(id) {
   $("#settings-sub").textContent = gettext("Random multipliers, and what each spot returns.");
   offered = []; saved = null;
   fill(fieldsFrom(null));
-  await (styled ??= style(settingsDialog.dataset.css));
+  await styleSheet(settingsDialog.dataset.css);
   settingsDialog.showModal();
   switchOn.focus();
   try {
