@@ -103,7 +103,7 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         self.early: list[dict] = []  # the messages that came before the snapshot was sent
         self.held: dict[int, str] = {}  # events waiting for a missing earlier one
         self.gap_timer = None
-        self.writer = Writer(self._send_text, self._too_slow, settings.STREAM_SEND_TIMEOUT)
+        self.writer = Writer(self.send, self._too_slow, settings.STREAM_SEND_TIMEOUT)  # send(text): Channels' send(text_data)
         self.user_id, self.close_code, self.started = None, None, time.monotonic()
         self.credential = None  # what the player signed in with (accounts.asgi_auth.Credential)
         self.expires: float | None = None  # the loop's time at which its token expires
@@ -224,9 +224,6 @@ class TableStreamConsumer(AsyncWebsocketConsumer):
         for seq in sorted(self.held):
             self.writer.write(self.held.pop(seq))
             self.next_seq = seq + 1
-
-    async def _send_text(self, text: str) -> None:
-        await self.send(text_data=text)
 
     def _too_slow(self) -> None:
         log.warning("closing a watcher of table %s: its socket took nothing for %s s, or %s texts wait",
