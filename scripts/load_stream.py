@@ -588,6 +588,10 @@ def print_report(runs: list[list[dict]]) -> None:
     disorder = sum(studio["out_of_order"] for studio, _ in pairs)
     ratio = statistics.median(ratios)
     print(f"\np99 studio / floor, run by run: {', '.join(f'{r:.2f}x' for r in ratios)}; median {ratio:.2f}x")
+    from_event = [studio["from_at_p99_ms"] / floor["card_p99_ms"] for studio, floor in pairs if studio["from_at_p99_ms"]]
+    if from_event:  # the stream's part alone: from the event's `at`, without the POST before it (not judged)
+        print(f"p99 from the event (from_at) / floor, run by run: {', '.join(f'{r:.2f}x' for r in from_event)}; "
+              f"median {statistics.median(from_event):.2f}x")
     met = ratio <= TARGET_RATIO and lost == 0 and disorder == 0
     print(f"Target: card p99 at most {TARGET_RATIO}x the floor's (the median of the runs), 0 lost, 0 out of order -> "
           f"{ratio:.2f}x, {lost} lost, {disorder} out of order: {'MET' if met else 'MISSED'}")
