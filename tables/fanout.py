@@ -15,10 +15,10 @@ come off one channel in the order Redis delivered them: a player's `bet.placed` 
 A watcher's texts go to its socket through its `Writer`, whose write starts as an eager task
 (`asyncio.eager_task_factory`, Python 3.12): it runs at once and is done there when the socket takes
 the frame (the server's send returns without waiting), with no task scheduled and no turn of the
-loop. A write that has to wait (a watcher that
-does not read, its buffers full) goes on as a task of its own, the watcher's later texts queue
-behind it in order, and nobody else waits for it. Nothing depends on when the server's send yields
-but the cost: a send that always waited would make a task per write, as Channels does.
+loop. A write that has to wait (a watcher that does not read, its buffers full) goes on as a task of
+its own, the watcher's later texts queue behind it in order, and nobody else waits for it. Nothing
+depends on when the server's send yields but the cost: a send that always waited would make a task
+per write, as Channels does.
 
 Why (scripts/load_stream.py, two web processes, three rounds, alternated with a consumer per
 watcher in one sitting on a 2-core Intel Xeon VM, docs/STREAM.md "Figures"): at 1,000 watchers the

@@ -8,8 +8,8 @@
 // server flags with `rtp_at_least_100` marked. The page computes no return: the figures are the server's.
 
 import { html } from "../../html.js";
-import { styleSheet } from "../../nearby.js";
 import { format, gettext } from "../../i18n.js";
+import { styleSheet } from "../../nearby.js";
 import { spotName } from "../play/words.js";
 import { exampleFields, fieldsFrom, settingFrom } from "./multipliers.js";
 import { $, api, emit, showOk, tableName } from "./ui.js";
