@@ -76,6 +76,20 @@ def phase(name: str, url: str, requests: int, clients: int, make_request, server
     return result
 
 
+def bound_line(floor_ms: list[float], me_ms: list[float], bet_pg_ms: float, bets_to_me: float) -> str:
+    """Not judged: the most the bets could reach on this run's figures. The closed loop keeps both
+    cores busy, so rates stand in the inverse ratio of the CPU a request costs the machine (client,
+    server, PostgreSQL). A bet is at least a token-authenticated request, `GET /api/me/`'s client and
+    server CPU, plus its own PostgreSQL work: even with its parsing, checks, write and publish free
+    it would cost that much."""
+    floor_total = sum(max(x, 0.0) for x in floor_ms)
+    least_bet = max(me_ms[0], 0.0) + max(me_ms[1], 0.0) + bet_pg_ms
+    ceiling = floor_total / least_bet if least_bet > 0 else float("nan")
+    return (f"Not judged: bets / GET /api/me/ {bets_to_me:.2f}x. A bet costs at least what GET /api/me/ costs the client and "
+            f"the server plus its own PostgreSQL work ({least_bet:.2f} ms against the floor's {floor_total:.2f} ms in all): "
+            f"at most {ceiling:.2f}x the floor on this run's figures, were the bet's own Python free.")
+
+
 def row(result: dict) -> list[str]:
     ms = sorted(x * 1000 for x in result["latencies"])
     errors = sum(result["errors"].values())
@@ -183,6 +197,7 @@ def main() -> int:
     print(f"Load average at the end: {os.getloadavg()[0]:.2f} (the client, the server and PostgreSQL share this machine).")
     floor_rate, me_rate = (len(r["latencies"]) / r["wall"] for r in results[:2])
     bet_rate = len(capacity["latencies"]) / capacity["wall"]
+    print(bound_line(results[0]["cpu_ms"], results[1]["cpu_ms"], pg_ms, bet_rate / me_rate))
     ms = sorted(x * 1000 for x in paced["latencies"])
     offered = paced["rate"]
     achieved = len(ms) / paced["wall"]
