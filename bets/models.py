@@ -27,7 +27,9 @@ class Account(models.Model):
     # A seamless operator's: its account (kind operator), or one of its players' wallets, through which
     # that player's money passes while it is in the studio (zero between rounds).
     operator = models.ForeignKey("accounts.Operator", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
-    # Denormalised sum of this account's entries, changed only with them in one transaction.
+    # Denormalised sum of this account's entries, changed only with them in one transaction; not
+    # indexed, and each page keeps room for its rows' new versions (migrations/0006_room_for_settlement.py),
+    # so that a settlement's UPDATE of the winners' wallets writes no index.
     balance = MoneyField(default=0)
 
     class Meta:
@@ -63,10 +65,13 @@ class LedgerEntry(AppendOnlyModel):
         OP_RB_DEBIT = "op_rb_deb"   # a debit rolled back (a cancel, a void): the stake back to the operator
         OP_RB_CREDIT = "op_rb_cred"  # a credit rolled back (a void or a re-settlement after settlement)
 
-    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries")
+    # No index of their own on the account or the bet: ledger_account_recent_idx leads with the account
+    # and ledger_once_per_bet with the bet (every entry of a bet is in it), and each index more is
+    # written for every entry (migrations/0007_ledger_fewer_indexes.py).
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries", db_index=False)
     amount = MoneyField(help_text="Signed: positive credits the account.")
     kind = models.CharField(max_length=10, choices=Kind.choices)
-    bet = models.ForeignKey("bets.Bet", on_delete=models.PROTECT, null=True, blank=True, related_name="entries")
+    bet = models.ForeignKey("bets.Bet", on_delete=models.PROTECT, null=True, blank=True, related_name="entries", db_index=False)
     round = models.ForeignKey("tables.Round", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     # The round's settlement version the entry belongs to (0 for placing and cancelling).
     version = models.PositiveIntegerField(default=0)
@@ -95,8 +100,9 @@ class Bet(models.Model):
         REFUNDED = "refunded"
 
     # Few indexes, none on status or payout: settlement rewrites those on every bet of a round, and
-    # with no index on them (and room left in each page, see the fillfactor migration) PostgreSQL
-    # updates the rows in place (HOT) instead of touching every index for each of them.
+    # with no index on them and room left in each page for every row's new version
+    # (migrations/0006_room_for_settlement.py) PostgreSQL updates the rows in place (HOT) instead of
+    # touching every index for each of them.
     # The round's index leads with the round and goes on with the player: a bet reads the player's
     # open bets in the round, and with an index on the round alone PostgreSQL's cached (generic) plan
     # can walk every bet of the round for it, each time (a bet would cost O(bets in the round)).

@@ -169,3 +169,35 @@ def test_settlement_runs_the_same_few_statements_for_3_bets_and_for_300(make_tab
     _assert_paid_as_the_engine_says(large)
     assert Bet.objects.filter(round=large, status="won").count() > 30  # a real mix of winners and losers
     assert Bet.objects.filter(round=large, status="lost").count() > 30
+
+
+def _updates(table: str) -> tuple[int, int]:
+    """The rows of `table` this transaction updated, and how many of them in place (HOT)."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables WHERE relname = %s", [table])
+        return cur.fetchone()
+
+
+def test_a_rounds_bets_settle_in_place(make_table, dealer):
+    """Every bet's new version fits on its page (bets/migrations/0006_room_for_settlement.py), so no
+    index is written for it, even with the bets placed in the settlement's own transaction, where no
+    old version can be pruned to make room: the test's transaction holds them all."""
+    players = [quick_player(f"p{i}", 5000) for i in range(30)]
+    rnd = _finished_round(make_table, dealer, players, 300)
+    before = _updates(Bet._meta.db_table)
+    assert round_settle(round_id=rnd.pk) is True
+    updated, in_place = (after - then for after, then in zip(_updates(Bet._meta.db_table), before))
+    assert (updated, in_place) == (300, 300)
+
+
+@pytest.mark.django_db
+def test_the_ledger_is_read_by_bet_and_by_account_through_an_index():
+    """The entries' own indexes on the bet and on the account are gone (bets/migrations/0007): the
+    bet's lookups, the foreign key's checks among them, go through ledger_once_per_bet, the account's
+    through ledger_account_recent_idx."""
+    with connection.cursor() as cur:
+        cur.execute("SET LOCAL enable_seqscan = off")
+        for column, index in (("bet_id", "ledger_once_per_bet"), ("account_id", "ledger_account_recent_idx")):
+            cur.execute(f"EXPLAIN SELECT 1 FROM {LedgerEntry._meta.db_table} WHERE {column} = %s", [1])
+            plan = "\n".join(row[0] for row in cur.fetchall())
+            assert f"using {index}" in plan, plan
