@@ -8,8 +8,9 @@ free. At 60% (bets) and 70% (wallets) only 64% of the bets' updates and 65% of t
 wallets' were HOT in `scripts/bench_settle.py`; at 45% and 50%, all the bets' and 99% of the
 wallets'. Alternated runs on a 2-core AMD EPYC VM (five pairs for the bets, then three with the
 wallets too): the settling UPDATE 471-775 ms against 792-1,418 ms (medians 646 and 1,048), the
-wallets' UPDATE 113-182 against 125-260 ms, the COMMIT 487-512 against 628-666 ms, the whole
-settlement of 100,000 bets 1.70-2.36 s against 1.77-3.30 s. The price is space: 50 MB against
+wallets' UPDATE 113-182 against 125-260 ms, the COMMIT 487-512 against 628-666 ms; the whole
+settlement of 100,000 bets 1.97-2.36 s against 1.80-3.30 s (medians 2.08 and 2.54) with the bets'
+room, 1.70-2.25 s against 1.77-2.54 s with the wallets' too. The price is space: 50 MB against
 44 MB for the benchmark's 200,000 settled bets. tests/bets/test_settlement.py checks that a round's
 bets settle in place.
 """
