@@ -142,7 +142,7 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=5000)
     parser.add_argument("--workers", type=int, default=2, help="web processes")
     parser.add_argument("--amount", default="10", help="chips per bet")
-    parser.add_argument("--max-seconds", type=float, default=30, help="stop starting requests of a phase after this long")
+    parser.add_argument("--max-seconds", type=float, default=30, help="stop starting requests of a phase after this long (shared among its rounds)")
     parser.add_argument("--rounds", type=int, default=4, help="rounds the closed-loop phases are timed in, alternating their order")
     parser.add_argument("--rate", type=float, default=None, help="bets/s offered in the paced phase (default: half the closed loop's)")
     parser.add_argument("--paced-seconds", type=float, default=10, help="length of the paced phase")
