@@ -78,6 +78,11 @@ def measure(url: str, clients: int, make_request, requests: int, first: int, ser
             "cpu_s": [x - y for x, y in zip(after, before)]}
 
 
+def warm_up(make_request, requests: int, *, url: str, clients: int, max_seconds: float, **_) -> int:
+    """WARMUP requests (at most `requests`), not timed: connections opened, code paths warm. How many succeeded."""
+    return http_load.drive(url, clients, make_request, count=min(WARMUP, requests), max_seconds=max_seconds).ok
+
+
 def combined(name: str, parts: list[dict], warmup_ok: int, rate: float | None = None) -> dict:
     """One phase's figures from its parts (its rounds): requests, errors, time and CPU added up."""
     done = sum(len(p["latencies"]) for p in parts)
@@ -100,15 +105,14 @@ def closed_loops(phases: list[tuple], requests: int, rounds: int, common: dict) 
     then timed in `rounds` rounds of requests / rounds each, the phases' order reversed every other
     round (A B C, C B A, ...): the machine's speed drifts over a run (a shared VM), and alternating
     puts every phase in the same stretches of it, so their ratios are the design's, not the drift's."""
-    warm = {name: http_load.drive(common["url"], common["clients"], make, count=min(WARMUP, requests),
-                                  max_seconds=common["max_seconds"]).ok for name, make, _ in phases}
+    warm = {name: warm_up(make, requests, **common) for name, make, _ in phases}
+    per_round = {**common, "max_seconds": common["max_seconds"] / rounds}
     chunk = max(1, requests // rounds)
     parts: dict[str, list[dict]] = {name: [] for name, _, _ in phases}
     for r in range(rounds):
         for name, make, check in (phases if r % 2 == 0 else phases[::-1]):
             first = WARMUP // common["clients"] + 1 + r * (chunk // common["clients"] + 1)  # each round its own players' turn
-            parts[name].append(measure(common["url"], common["clients"], make, chunk, first, common["server_pids"],
-                                       common["monitor"], common["db_name"], common["max_seconds"] / rounds, check=check))
+            parts[name].append(measure(make_request=make, requests=chunk, first=first, check=check, **per_round))
     return [combined(name, parts[name], warm[name]) for name, _, _ in phases]
 
 
@@ -203,10 +207,10 @@ def main() -> int:
                                     ("POST bets, closed loop (capacity)", place, is_bet)], args.requests, args.rounds, common)
             capacity = len(results[2]["latencies"]) / results[2]["wall"]
             rate = args.rate or max(1.0, capacity / 2)
-            warm = http_load.drive(server.url, args.clients, place, count=min(WARMUP, args.requests), max_seconds=args.max_seconds)
-            paced = measure(server.url, args.clients, place, int(rate * args.paced_seconds), WARMUP // args.clients + 1, server.pids,
-                            monitor, db_name, args.max_seconds, rate=rate, check=is_bet)
-            results.append(combined(f"POST bets, paced at {rate:.0f}/s (latency)", [paced], warm.ok, rate=rate))
+            warm = warm_up(place, args.requests, **common)
+            paced = measure(make_request=place, requests=int(rate * args.paced_seconds), first=WARMUP // args.clients + 1,
+                            rate=rate, check=is_bet, **common)
+            results.append(combined(f"POST bets, paced at {rate:.0f}/s (latency)", [paced], warm, rate=rate))
             monitor.close()
             server.stop()
             pids |= server.pids
