@@ -122,9 +122,16 @@ def test_statistics_after_some_finished_rounds(studio_url, page, table, dealer, 
     expect(stats.get_by_test_id("stats-rounds")).to_have_text("4 rounds counted")
     expect(beads).to_have_count(4)
     expect(stats.get_by_test_id("streaks")).to_have_text("Andar 2, Bahar 1")
-    stats.get_by_test_id("stats-last").select_option("50")
-    expect(stats.get_by_test_id("stats-last")).to_have_value("50")
+    choice = stats.get_by_test_id("stats-last")
+    choice.focus()  # a keyboard user's choice, drawn again with the panel, keeps the focus, and so does a round's end
+    choice.select_option("50")
+    expect(choice).to_have_value("50")
+    expect(choice).to_be_focused()
     shot(page, "stats-4-rounds")
+    round_id = deal_round(staff, table.pk, cards=["2C", "KD"])
+    page_event(page, "play:event", {"type": "round.finished", "round": round_id, "table": table.pk, "winner": "bahar"})
+    expect(stats.get_by_test_id("stats-rounds")).to_have_text("5 rounds counted")
+    expect(choice).to_be_focused()
     assert page.js_errors == []
 
 
@@ -289,15 +296,36 @@ def test_verify_a_virtual_dealers_round(virtual_url, virtual_table, page, phone_
     accessible(page, "the fairness panel while betting")
     shot(page, "fairness-betting")
 
+    # Each event for the round's end (from the stream and the two sent here) reads the round. The reads
+    # are held so that an early one answers last, after the player has verified what a later one showed.
+    detail = f"**/api/rounds/{rnd.pk}/"
+    held = []
+    page.route(detail, lambda route: held.append(route) if len(held) < 2 else route.continue_())
     Round.objects.filter(pk=rnd.pk).update(closes_at=rnd.opened_at)  # the countdown ran out: the dealer deals
     wait_for(lambda: settled(rnd.pk))
     page_event(page, "play:event", {"type": "round.finished", "round": rnd.pk, "table": table.pk})
+    page_event(page, "play:event", {"type": "round.settled", "round": rnd.pk, "table": table.pk})
+    deadline = time.monotonic() + 30
+    while len(held) < 2:  # each call into the page lets Playwright hand over the reads it has caught
+        assert time.monotonic() < deadline, "the panel did not read the round"
+        page.evaluate("0")
+    held[1].continue_()
     revealed = fairness.get_by_test_id("fair-revealed")
     expect(revealed).to_have_attribute("data-round", str(rnd.pk))
     rnd.refresh_from_db()
     expect(revealed).to_contain_text(rnd.salt)
     fairness.get_by_test_id("fair-verify").click()
-    expect(fairness.get_by_test_id("fair-result")).to_contain_text("Verified")
+    result = fairness.get_by_test_id("fair-result")
+    expect(result).to_contain_text("Verified")
+    # The late read of the same round, and the next round opening, leave the verdict on screen.
+    with page.expect_response(lambda r: r.url.endswith(f"/api/rounds/{rnd.pk}/")) as late:
+        held[0].continue_()
+    late.value.finished()
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => setTimeout(done)))")  # and the page has read it
+    page_event(page, "play:event", {"type": "round.opened", "round": rnd.pk + 1, "table": table.pk, "commitment": "c0ffee"})
+    expect(fairness.get_by_test_id("fair-commitment")).to_have_count(1)
+    expect(result).to_contain_text("Verified")
+    expect(revealed).to_have_attribute("data-round", str(rnd.pk))
     accessible(page, "the fairness panel, verified")
     shot(page, "fairness-verified")
 

@@ -75,31 +75,41 @@ export function mountFairness(section, { api, table, on }) {
   section.append(current, revealed);
   const state = { current: null, revealed: null };
 
-  function draw() {
+  // Each half is drawn only when its own round changes: a verdict being worked out, or read, stays on
+  // screen when the next round opens or a second event for the same round arrives.
+  function drawCurrent() {
     current.innerHTML = String(currentHTML(state.current));
+  }
+  function drawRevealed() {
     revealed.innerHTML = String(revealedHTML(state.revealed));
   }
 
   revealed.addEventListener("click", async (e) => {
     const button = e.target.closest("button");
-    if (!button || !state.revealed) return;
+    const round = state.revealed;
+    if (!button || !round) return;
     const out = revealed.querySelector(".gi-verdict");
     button.disabled = true;
-    const proof = proofOf(state.revealed);
+    const proof = proofOf(round);
     const report = proofReport(await verify(proof), proof);
+    if (state.revealed !== round) return;  // a later round was revealed meanwhile: this verdict is not its
     out.dataset.ok = String(report.ok);
     out.innerHTML = String(html`<strong>${report.title}</strong> ${report.reasons.join(" ")}`);
     button.disabled = false;
   });
 
   async function reveal(roundId) {
-    if (state.revealed && state.revealed.id === roundId) return;
+    if (state.revealed && state.revealed.id >= roundId) return;
     try {
       const round = await api("GET", `rounds/${roundId}/`);
       if (!round.fairness || !round.fairness.salt) return;
+      if (state.revealed && state.revealed.id >= round.id) return;  // another event's read, or a later round's, got here first
       state.revealed = round;
-      if (state.current && state.current.round === round.id) state.current = null;
-      draw();
+      drawRevealed();
+      if (state.current && state.current.round === round.id) {
+        state.current = null;
+        drawCurrent();
+      }
     } catch (e) {
       /* the next event or a reload tries again */
     }
@@ -108,7 +118,7 @@ export function mountFairness(section, { api, table, on }) {
   on("play:event", (event) => {
     if (event.type === "round.opened" && event.commitment) {
       state.current = { round: event.round, commitment: event.commitment };
-      draw();
+      drawCurrent();
     } else if (OVER.some((status) => event.type === `round.${status}`)) {
       reveal(event.round);
     }
@@ -120,10 +130,13 @@ export function mountFairness(section, { api, table, on }) {
       const open = rounds.find((r) => OPEN.includes(r.status) && r.fairness);
       if (open && !state.current) state.current = { round: open.id, commitment: open.fairness.commitment };
       const over = rounds.find((r) => OVER.includes(r.status) && r.fairness && r.fairness.salt);
-      if (over && !state.revealed) state.revealed = over;
+      if (over && !state.revealed) {  // unless an event revealed a round while this read was under way
+        state.revealed = over;
+        drawRevealed();
+      }
     } catch (e) {
       /* shown empty; the stream's events fill it */
     }
-    draw();
+    drawCurrent();
   })();
 }
