@@ -169,8 +169,14 @@ def test_a_round_from_my_history_is_replayed_card_by_card(studio_url, page, phon
     button.click()
     expect(replay.locator(".cards .card")).to_have_count(len(DEAL))
     expect(replay.get_by_test_id("replay-result")).to_contain_text("Andar wins on card 7.")
+    # A bet settled meanwhile draws the history again; closing still brings the focus back to the round's button.
+    row.evaluate("el => { el.dataset.drawnBefore = 'yes'; }")
+    page.evaluate("() => document.dispatchEvent(new CustomEvent('play:personal', {detail: {type: 'bet.settled'}}))")
+    expect(page.locator("#my-history [data-drawn-before]")).to_have_count(0)
+    expect(row).to_have_count(1)
     replay.get_by_test_id("replay-close").click()
     expect(replay).to_be_hidden()
+    expect(button).to_be_focused()
 
     login(phone_page, studio_url, "alice")
     open_table(phone_page, studio_url, table.pk)

@@ -147,7 +147,9 @@ export function replayer(css) {
       box.addEventListener("close", () => {
         clearTimeout(timer);
         timer = null;
-        if (opener && opener.isConnected) opener.focus();
+        // Back to the button that opened it, or to the same round's button where the list was drawn again meanwhile.
+        const back = opener && opener.isConnected ? opener : document.querySelector(`[data-replay="${round.round}"]`);
+        if (back) back.focus();
       });
     }
     round = row;

@@ -111,7 +111,9 @@ export function mountStats(section, { api, table, on }) {
       const s = await api("GET", `tables/${table}/stats/?last=${last}`);
       shown = s;
       drawnAt = width();
+      const focused = body.contains(document.activeElement) && document.activeElement.matches("select");
       body.innerHTML = String(statsHTML(s, last, locale(), drawnAt));
+      if (focused) body.querySelector("select")?.focus();  // a keyboard user keeps their place when a round ends
       for (const plate of body.querySelectorAll(".gi-beads-wrap, .gi-road-wrap")) plate.scrollLeft = plate.scrollWidth;  // the newest in view
     } catch (e) {
       body.innerHTML = String(html`<p class="bad" role="alert">${e.message}</p>`);
@@ -120,7 +122,7 @@ export function mountStats(section, { api, table, on }) {
   body.addEventListener("change", (e) => {
     if (e.target.matches("select")) {
       last = Number(e.target.value);
-      refresh().then(() => body.querySelector("select")?.focus());
+      refresh();
     }
   });
   let finished = null; // the round whose end was read: its settlement changes no figure (finished and settled count alike)
