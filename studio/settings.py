@@ -12,6 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+import redis
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 
@@ -152,11 +153,17 @@ REDIS_TIMEOUT = env_float("REDIS_TIMEOUT", 2.0)
 # Seconds a send to a stream watcher's socket may wait (its buffers full: it does not read) before
 # the watcher is closed with 4408 (tables/consumers.py).
 STREAM_SEND_TIMEOUT = env_float("STREAM_SEND_TIMEOUT", 10.0)
+# A broadcast from outside the web server's loop (a Celery task, the virtual dealer, manage.py) goes
+# through async_to_sync: a new event loop, and so a new Redis connection, each time. Given its version
+# here, redis-py names itself to Redis (CLIENT SETINFO) without reading its package metadata for each
+# of those connections, which took about a third of such a broadcast (scripts/bench_publish.py).
+REDIS_DRIVER = redis.DriverInfo(lib_version=redis.__version__)
 CHANNEL_LAYERS = {
     "default": {
         # The pub/sub layer: one group_send is one Redis PUBLISH, whatever the number of watchers.
         "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": REDIS_TIMEOUT, "socket_connect_timeout": REDIS_TIMEOUT}],
+        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": REDIS_TIMEOUT, "socket_connect_timeout": REDIS_TIMEOUT,
+                              "driver_info": REDIS_DRIVER}],
                    "prefix": REDIS_PREFIX},
     }
 }

@@ -2,6 +2,7 @@
 (async_to_sync), in order, a group's consecutive messages as one; a transaction's table events
 together, after it commits."""
 import asyncio
+import importlib.metadata
 import json
 import threading
 
@@ -54,6 +55,24 @@ async def test_a_burst_goes_to_redis_in_order():
             await layer.group_discard(group, channel)
     assert [json.loads(m["text"])["n"] for m in got] == [*range(40), 0]
     assert [m["group"] for m in got[:4]] == [groups[0], groups[1], groups[0], groups[1]]
+
+
+async def test_a_send_from_a_plain_thread_opens_its_connection_without_reading_redis_pys_metadata(monkeypatch):
+    """Each such send opens a connection (async_to_sync runs it on a new loop); redis-py is handed its
+    version (settings.REDIS_DRIVER) instead of reading its package metadata for each one, which cost
+    about a third of the send (scripts/bench_publish.py)."""
+    read = []
+    version = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: read.append(name) or version(name))
+    groups = ["user.test-metadata"]
+    layer, channel = await _listen(groups)
+    try:
+        await asyncio.to_thread(stream.publish, _messages(2, groups))
+        got = await _receive(layer, channel, 2)
+    finally:
+        await layer.group_discard(groups[0], channel)
+    assert [json.loads(m["text"])["n"] for m in got] == [0, 1]
+    assert "redis" not in read
 
 
 async def test_a_request_threads_messages_leave_before_its_response_one_groups_as_one_message():
