@@ -128,9 +128,17 @@ def test_supervisor_pauses_and_voids_a_round_and_sees_the_refunds(page, live_ser
     page.set_viewport_size(DESKTOP)
     item = page.locator("#open-list .inc-item")
     expect(item).to_have_count(1)
-    item.click()
+    # By keyboard: Escape closes the incident and Enter opens it again; the list is drawn again each
+    # time (the current incident marked) and the focus stays on the incident's entry.
+    item.focus()
+    page.keyboard.press("Escape")
+    expect(item).not_to_have_attribute("aria-current", "true")
+    expect(item).to_be_focused()
+    page.keyboard.press("Enter")
     detail = page.locator("#detail")
     expect(detail.locator("#detail-title")).to_contain_text("Equipment")
+    expect(item).to_have_attribute("aria-current", "true")
+    expect(item).to_be_focused()
     expect(detail.locator("#detail-round-pill")).to_have_text("round paused")
     expect(detail.locator("#board-joker .card")).to_have_attribute("data-card", "KS")
     expect(detail.locator('#spots-table tr[data-spot="andar"]')).to_contain_text("100.00")
