@@ -209,7 +209,15 @@ def test_supervisor_pauses_and_voids_a_round_and_sees_the_refunds(page, live_ser
     expect(detail.locator("#detail-sub")).to_contain_text(zone)
     expect(audit.locator('li[data-action="opened"] .data')).to_contain_text("mode=classic")
     expect(audit.locator('li[data-action="opened"] .data')).not_to_contain_text("match=")
-    expect(row.get_by_role("button", name=f"Round #{rid}: audit trail")).to_have_attribute("aria-expanded", "true")
+    opener = row.get_by_role("button", name=f"Round #{rid}: audit trail")
+    expect(opener).to_have_attribute("aria-expanded", "true")
+    # "r" reads the history again (as its 10-s reload does): the rows are drawn anew, the focus kept.
+    opener.focus()
+    row.evaluate("el => { el.dataset.drawnBefore = 'yes'; }")
+    page.keyboard.press("r")
+    expect(page.locator("#history-table [data-drawn-before]")).to_have_count(0)
+    expect(opener).to_be_focused()
+    expect(opener).to_have_attribute("aria-expanded", "true")
     accessible(page, "a round's audit trail in the history")
     shot(page, "history-audit-1280x800")
 

@@ -59,13 +59,21 @@ export async function reload() {
 }
 
 const COLS = 14;
+/** The table's rows drawn again (a reload every 10 s, a change on the floor), the focus kept on the
+ * same round's or incident's button for a keyboard user reading the list. */
+function drawBody(markup) {
+  const row = tbody.contains(document.activeElement) ? document.activeElement.closest("tr.row") : null;
+  const same = row && (row.dataset.round ? `[data-round="${row.dataset.round}"]` : `[data-incident="${row.dataset.incident}"]`);
+  tbody.innerHTML = markup;
+  if (same) tbody.querySelector(`tr.row${same} .row-open`)?.focus();
+}
 function renderRounds(rows) {
   thead.innerHTML = String(html`<tr><th scope="col">${gettext("Round")}</th><th scope="col">${gettext("Table")}</th><th scope="col">${gettext("Status")}</th>
     <th scope="col">${gettext("Joker")}</th><th scope="col">${gettext("First")}</th><th scope="col">${gettext("Winner")}</th>
     <th scope="col" class="num">${gettext("Cards")}</th><th scope="col" class="num">${gettext("Bets")}</th><th scope="col" class="num">${gettext("Staked")}</th>
     <th scope="col" class="num">${gettext("Paid")}</th><th scope="col" class="num">${gettext("House")}</th><th scope="col" class="num">${gettext("Incidents")}</th>
     <th scope="col">${gettext("Dealer")}</th><th scope="col">${gettext("Opened")}</th></tr>`);
-  tbody.innerHTML = String(rows.length ? html`${rows.map((r) => html`<tr class="row" data-round="${r.id}">
+  drawBody(String(rows.length ? html`${rows.map((r) => html`<tr class="row" data-round="${r.id}">
       <td><button type="button" class="row-open" aria-expanded="${expanded === r.id}" ${expanded === r.id ? raw(`aria-controls="audit-${r.id}"`) : ""}
         aria-label="${format(gettext("Round #%(id)s: audit trail"), { id: r.id })}">#${r.id}</button></td>
       <td>${r.table}</td><td><span class="pill" data-status="${r.status}">${statusName(r.status)}</span></td>
@@ -73,7 +81,7 @@ function renderRounds(rows) {
       <td class="num">${r.bets}</td><td class="num">${amount(r.staked)}</td><td class="num">${amount(r.paid)}</td>
       <td class="num">${r.house_result === "" ? "" : amount(r.house_result)}</td><td class="num">${r.incidents || ""}</td><td>${r.dealer}</td><td>${when(r.opened_at)}</td></tr>
       ${expanded === r.id ? auditRow(r.id) : ""}`)}`
-    : html`<tr><td colspan="${COLS}" class="muted">${gettext("No rounds match.")}</td></tr>`);
+    : html`<tr><td colspan="${COLS}" class="muted">${gettext("No rounds match.")}</td></tr>`));
   $("#history-foot").textContent = (rows.length >= 200
     ? ngettext("%(n)s round (the newest 200: narrow the search, or export the CSV for all).", "%(n)s rounds (the newest 200: narrow the search, or export the CSV for all).", rows.length)
     : ngettext("%(n)s round.", "%(n)s rounds.", rows.length)) + " " + gettext("Open a round for its audit trail.");
@@ -84,12 +92,12 @@ function renderIncidents(rows) {
   thead.innerHTML = String(html`<tr><th scope="col">${gettext("Incident")}</th><th scope="col">${gettext("Round")}</th><th scope="col">${gettext("Table")}</th>
     <th scope="col">${gettext("Kind")}</th><th scope="col">${gettext("Status")}</th><th scope="col">${gettext("Raised by")}</th><th scope="col">${gettext("Raised")}</th>
     <th scope="col">${gettext("Resolved by")}</th><th scope="col">${gettext("Resolution")}</th></tr>`);
-  tbody.innerHTML = String(rows.length ? html`${rows.map((i) => html`<tr class="row" data-incident="${i.id}">
+  drawBody(String(rows.length ? html`${rows.map((i) => html`<tr class="row" data-incident="${i.id}">
       <td><button type="button" class="row-open" aria-label="${format(gettext("Open incident #%(id)s"), { id: i.id })}">#${i.id}</button></td>
       <td>#${i.round}</td><td>${tableName(i.table)}</td><td>${kindName(i.kind)}</td>
       <td><span class="pill" data-status="${i.status}">${statusName(i.status)}</span></td><td>${i.raised_by}</td><td>${when(i.created_at)}</td>
       <td>${i.resolved_by || ""}</td><td>${i.resolution}</td></tr>`)}`
-    : html`<tr><td colspan="9" class="muted">${gettext("No incidents match.")}</td></tr>`);
+    : html`<tr><td colspan="9" class="muted">${gettext("No incidents match.")}</td></tr>`));
   $("#history-foot").textContent = ngettext("%(n)s incident.", "%(n)s incidents.", rows.length) + " " + gettext("Open an incident to handle it.");
 }
 
