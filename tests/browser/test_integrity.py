@@ -111,8 +111,11 @@ def test_alerts_reach_the_open_console_live_and_are_acknowledged_with_a_note(
     expect(page.locator("#alert")).to_contain_text("Write a note first")  # nor is a blank one
     expect(alerts).to_have_count(2)
     note.fill("Shoe replaced; shuffler sent for inspection.")
+    dealer_note = alerts.filter(has_text="Dealer dealer").get_by_label("Note (what was found or done)")
+    dealer_note.fill("Watching the next shoe")  # half written when the other alert goes: it stays
     table_alert.get_by_role("button", name="Acknowledge").click()
     expect(alerts).to_have_count(1)
+    expect(dealer_note).to_have_value("Watching the next shoe")
     expect(page.locator("#alert")).to_contain_text("Alert acknowledged.")
     acknowledged = Alert.objects.get(monitor__kind="table")
     assert acknowledged.note == "Shoe replaced; shuffler sent for inspection." and acknowledged.acknowledged_by == supervisor

@@ -45,6 +45,21 @@ function subject(a) {
   return a.subject === "table" ? format(gettext("Table %(name)s"), { name: a.name }) : format(gettext("Dealer %(name)s"), { name: a.name });
 }
 
+function alertHTML(a) {
+  return html`<li class="ig-alert" data-alert="${a.id}">
+    <h4>${subject(a)}: ${checkName(a.check)}</h4>
+    <p class="ig-say">${format(gettext("%(what)s: the alert threshold is reached."), { what: checkSentence(a.check) })}</p>
+    <p>${format(gettext("Statistic %(stat)s reached the threshold %(threshold)s after round %(round)s, %(time)s."), {
+      stat: a.statistic, threshold: a.threshold, round: a.round ?? "-", time: when(a.raised_at) })}</p>
+    <form data-ack="${a.id}" autocomplete="off">
+      <label for="ig-note-${a.id}">${gettext("Note (what was found or done)")}</label>
+      <textarea id="ig-note-${a.id}" name="note" rows="2" maxlength="2000" required></textarea>
+      <button type="submit" class="ok small">${gettext("Acknowledge")}</button>
+    </form></li>`.toString();
+}
+
+/** The open alerts, newest first. An alert already shown keeps its element, so that a note being
+ * written in it (and the focus) stays when another alert comes or goes. */
 function renderAlerts() {
   const list = $("#ig-alerts");
   const open = [...alerts.values()].sort((x, y) => y.id - x.id);
@@ -58,16 +73,15 @@ function renderAlerts() {
     list.innerHTML = html`<li class="empty muted">${gettext("No open alerts.")}</li>`.toString();
     return;
   }
-  list.innerHTML = open.map((a) => html`<li class="ig-alert" data-alert="${a.id}">
-    <h4>${subject(a)}: ${checkName(a.check)}</h4>
-    <p class="ig-say">${format(gettext("%(what)s: the alert threshold is reached."), { what: checkSentence(a.check) })}</p>
-    <p>${format(gettext("Statistic %(stat)s reached the threshold %(threshold)s after round %(round)s, %(time)s."), {
-      stat: a.statistic, threshold: a.threshold, round: a.round ?? "-", time: when(a.raised_at) })}</p>
-    <form data-ack="${a.id}" autocomplete="off">
-      <label for="ig-note-${a.id}">${gettext("Note (what was found or done)")}</label>
-      <textarea id="ig-note-${a.id}" name="note" rows="2" maxlength="2000" required></textarea>
-      <button type="submit" class="ok small">${gettext("Acknowledge")}</button>
-    </form></li>`.toString()).join("");
+  for (const li of [...list.children]) {
+    if (!alerts.has(Number(li.dataset.alert))) li.remove();  // acknowledged, or the "no alerts" line
+  }
+  for (const a of open) {
+    if (list.querySelector(`li[data-alert="${a.id}"]`)) continue;
+    const template = document.createElement("template");
+    template.innerHTML = alertHTML(a);
+    list.insertBefore(template.content, [...list.children].find((li) => Number(li.dataset.alert) < a.id) || null);
+  }
 }
 
 /** What a check watches for, in a floor supervisor's words. */
