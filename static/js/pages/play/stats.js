@@ -5,6 +5,7 @@
 // streaks, and the big road of the same results (bigroad.js). Everything counted or expected is
 // the server's; this module only draws it.
 
+import { redraw } from "../../focus.js";
 import { html, raw } from "../../html.js";
 import { format, gettext, locale, ngettext, pgettext } from "../../i18n.js";
 import { number } from "../../numbers.js";
@@ -111,9 +112,7 @@ export function mountStats(section, { api, table, on }) {
       const s = await api("GET", `tables/${table}/stats/?last=${last}`);
       shown = s;
       drawnAt = width();
-      const focused = body.contains(document.activeElement) && document.activeElement.matches("select");
-      body.innerHTML = String(statsHTML(s, last, locale(), drawnAt));
-      if (focused) body.querySelector("select")?.focus();  // a keyboard user keeps their place when a round ends
+      redraw(body, String(statsHTML(s, last, locale(), drawnAt)), (active) => (active.matches("select") ? "select" : null));
       for (const plate of body.querySelectorAll(".gi-beads-wrap, .gi-road-wrap")) plate.scrollLeft = plate.scrollWidth;  // the newest in view
     } catch (e) {
       body.innerHTML = String(html`<p class="bad" role="alert">${e.message}</p>`);

@@ -1,6 +1,7 @@
 // The searchable history of rounds and incidents, each round's audit trail (its row's button, or a
 // click on the row) with empty keys left out, and the link to the CSV file (same filters).
 
+import { redraw } from "../../focus.js";
 import { html, raw } from "../../html.js";
 import { format, gettext, locale, ngettext, pgettext } from "../../i18n.js";
 import { money } from "../../money.js";
@@ -59,13 +60,15 @@ export async function reload() {
 }
 
 const COLS = 14;
-/** The table's rows drawn again (a reload every 10 s, a change on the floor), the focus kept on the
- * same round's or incident's button for a keyboard user reading the list. */
+/** The rows are drawn again at each reload (every 10 s, a change on the floor): the focus goes back to
+ * the same round's or incident's button. */
 function drawBody(markup) {
-  const row = tbody.contains(document.activeElement) ? document.activeElement.closest("tr.row") : null;
-  const same = row && (row.dataset.round ? `[data-round="${row.dataset.round}"]` : `[data-incident="${row.dataset.incident}"]`);
-  tbody.innerHTML = markup;
-  if (same) tbody.querySelector(`tr.row${same} .row-open`)?.focus();
+  redraw(tbody, markup, (active) => {
+    const row = active.closest("tr.row");
+    if (!row) return null;
+    const [key, id] = row.dataset.round ? ["round", row.dataset.round] : ["incident", row.dataset.incident];
+    return `tr.row[data-${key}="${id}"] .row-open`;
+  });
 }
 function renderRounds(rows) {
   thead.innerHTML = String(html`<tr><th scope="col">${gettext("Round")}</th><th scope="col">${gettext("Table")}</th><th scope="col">${gettext("Status")}</th>

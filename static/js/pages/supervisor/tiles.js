@@ -4,6 +4,7 @@
 // focus and clicks survive the refresh.
 
 import { cardHTML } from "../../cards.js";
+import { redraw } from "../../focus.js";
 import { html } from "../../html.js";
 import { format, gettext, locale, ngettext } from "../../i18n.js";
 import { money } from "../../money.js";
@@ -159,12 +160,11 @@ function renderOpen(tables) {
   $("#stat-tables").textContent = ngettext("%(n)s table", "%(n)s tables", tables.length);
   if (key === openKey) { openList.querySelectorAll("[data-ago]").forEach((s) => { s.textContent = ago(s.dataset.ago, locale()); }); return; }
   openKey = key;
-  const focused = openList.contains(document.activeElement) ? document.activeElement.dataset.incident : null;
-  openList.innerHTML = String(items.length ? html`${items.map((i, k) => html`<li><button type="button" class="inc-item" data-incident="${i.id}" aria-current="${state.currentIncident === i.id}">
+  redraw(openList, String(items.length ? html`${items.map((i, k) => html`<li><button type="button" class="inc-item" data-incident="${i.id}" aria-current="${state.currentIncident === i.id}">
       <span class="dot" aria-hidden="true"></span><span class="t">#${i.id} · ${i.tableName}</span>${k < 9 ? html`<kbd>${k + 1}</kbd>` : ""}
       <span class="s">${kindName(i.kind)} · ${format(gettext("round #%(id)s %(status)s"), { id: i.round, status: statusName(i.round_status) })} · <span data-ago="${i.created_at}">${ago(i.created_at, locale())}</span> · ${i.raised_by}</span>
-    </button></li>`)}` : html`<li class="empty muted">${gettext("No open incidents.")}</li>`);
-  if (focused) openList.querySelector(`[data-incident="${focused}"]`)?.focus();  // a keyboard user stays on their incident
+    </button></li>`)}` : html`<li class="empty muted">${gettext("No open incidents.")}</li>`),
+  (active) => (active.dataset.incident ? `[data-incident="${active.dataset.incident}"]` : null));
 }
 openList.addEventListener("click", (e) => { const b = e.target.closest("[data-incident]"); if (b) emit("open-incident", Number(b.dataset.incident)); });
 
